@@ -1,0 +1,174 @@
+//! Joint bounds as the solvers see them: the URDF limits narrowed by the
+//! per-joint modes. Every solver projects onto these bounds inside its loop,
+//! so no intermediate or final answer ever leaves them.
+
+use super::{IkError, Rng};
+use crate::model::{Chain, Joint, JointKind, wrap_angle};
+
+/// How the solver may move one joint (per axis, as in the Unity Jacobian
+/// IK project): anywhere within its URDF limits, within a narrower range,
+/// or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum JointMode {
+    /// Within the URDF limits.
+    #[default]
+    Free,
+    /// Within `[min, max]` intersected with the URDF limits.
+    Clamp { min: f64, max: f64 },
+    /// Held at the seed value.
+    Lock,
+}
+
+impl JointMode {
+    /// Checks the mode against the joint it applies to.
+    pub fn validate(&self, joint: &Joint) -> Result<(), IkError> {
+        if let JointMode::Clamp { min, max } = *self {
+            let bad = |why: String| IkError::BadMode {
+                joint: joint.name.clone(),
+                why,
+            };
+            if !(min.is_finite() && max.is_finite()) {
+                return Err(bad(format!("clamp range [{min}, {max}] is not finite")));
+            }
+            if min > max {
+                return Err(bad(format!("clamp min {min} is above max {max}")));
+            }
+            if max < joint.limits.lower || min > joint.limits.upper {
+                return Err(bad(format!(
+                    "clamp range [{min}, {max}] lies outside the joint limits [{}, {}]",
+                    joint.limits.lower, joint.limits.upper
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Effective per-joint bounds for one solve.
+#[derive(Debug, Clone, Default)]
+pub struct Bounds {
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
+    pub locked: Vec<bool>,
+    continuous: Vec<bool>,
+}
+
+impl Bounds {
+    /// Bounds for a chain with the given modes (empty: all free). Locked
+    /// joints are set by [`Bounds::lock_at`] from each solve's seed.
+    pub fn new(chain: &Chain, modes: &[JointMode]) -> Bounds {
+        let n = chain.dof();
+        let mut b = Bounds {
+            lower: Vec::with_capacity(n),
+            upper: Vec::with_capacity(n),
+            locked: Vec::with_capacity(n),
+            continuous: Vec::with_capacity(n),
+        };
+        for (i, j) in chain.joints.iter().enumerate() {
+            let mode = modes.get(i).copied().unwrap_or_default();
+            let (lo, hi) = match mode {
+                JointMode::Clamp { min, max } => (min.max(j.limits.lower), max.min(j.limits.upper)),
+                _ => (j.limits.lower, j.limits.upper),
+            };
+            b.lower.push(lo);
+            b.upper.push(hi);
+            b.locked.push(mode == JointMode::Lock);
+            b.continuous
+                .push(j.kind == JointKind::Continuous && mode == JointMode::Free);
+        }
+        b
+    }
+
+    pub fn len(&self) -> usize {
+        self.lower.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lower.is_empty()
+    }
+
+    /// Brings a seed into range (NaN becomes the middle of the range) and
+    /// pins locked joints at it. Call once per solve, before iterating.
+    pub fn lock_at(&mut self, chain: &Chain, seed: &[f64], q: &mut [f64]) {
+        for i in 0..q.len() {
+            let s = seed[i];
+            let v = if s.is_finite() {
+                s
+            } else {
+                chain.joints[i]
+                    .limits
+                    .mid()
+                    .clamp(self.lower[i], self.upper[i])
+            };
+            q[i] = if self.continuous[i] {
+                wrap_angle(v)
+            } else {
+                v.clamp(self.lower[i], self.upper[i])
+            };
+            if self.locked[i] {
+                self.lower[i] = q[i];
+                self.upper[i] = q[i];
+            }
+        }
+    }
+
+    /// Clamps `q[i]` into its bounds; the projection every step ends with.
+    #[inline]
+    pub fn clamp_one(&self, i: usize, v: f64) -> f64 {
+        v.clamp(self.lower[i], self.upper[i])
+    }
+
+    /// Clamps every joint into its bounds.
+    pub fn clamp(&self, q: &mut [f64]) {
+        for (i, v) in q.iter_mut().enumerate() {
+            *v = self.clamp_one(i, *v);
+        }
+    }
+
+    /// Final form of a joint vector: clamped, continuous joints wrapped into
+    /// `[-pi, pi]`, NaN replaced by `fallback`.
+    pub fn normalize(&self, q: &mut [f64], fallback: &[f64]) {
+        for i in 0..q.len() {
+            let v = if q[i].is_finite() { q[i] } else { fallback[i] };
+            q[i] = if self.continuous[i] {
+                wrap_angle(v)
+            } else {
+                self.clamp_one(i, v)
+            };
+        }
+    }
+
+    /// True when `q[i]` sits on a bound and `step` would push it further out.
+    #[inline]
+    pub fn blocks(&self, i: usize, q: f64, step: f64) -> bool {
+        (q <= self.lower[i] && step < 0.0) || (q >= self.upper[i] && step > 0.0)
+    }
+
+    /// A uniform random configuration within the bounds (continuous and
+    /// unbounded joints in `[-pi, pi]`); locked joints keep their value.
+    pub fn sample(&self, rng: &mut Rng, q: &mut [f64]) {
+        use std::f64::consts::PI;
+        for i in 0..q.len() {
+            if self.locked[i] {
+                continue;
+            }
+            let lo = if self.lower[i].is_finite() {
+                self.lower[i]
+            } else {
+                -PI
+            };
+            let hi = if self.upper[i].is_finite() {
+                self.upper[i]
+            } else {
+                PI
+            };
+            q[i] = rng.range(lo, hi);
+        }
+    }
+
+    pub fn contains(&self, q: &[f64]) -> bool {
+        q.iter()
+            .enumerate()
+            .all(|(i, v)| v.is_finite() && *v >= self.lower[i] && *v <= self.upper[i])
+    }
+}

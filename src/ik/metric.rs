@@ -1,0 +1,80 @@
+//! The one error measure all solvers and the benchmark share.
+
+use super::Target;
+use crate::model::Transform;
+use nalgebra::{UnitQuaternion, Vector3};
+
+/// When a pose counts as reached.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    /// Metres.
+    pub position: f64,
+    /// Radians (angle of the relative rotation).
+    pub orientation: f64,
+}
+
+impl Default for Tolerance {
+    /// 1e-5 m and 1e-5 rad, the TRAC-IK benchmark protocol.
+    fn default() -> Self {
+        Tolerance {
+            position: 1e-5,
+            orientation: 1e-5,
+        }
+    }
+}
+
+/// How far the tip is from the target, in the base frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoseError {
+    /// Target position minus tip position (m).
+    pub position: Vector3<f64>,
+    /// Rotation that takes the tip's orientation to the target's, as an
+    /// axis times angle (rad); zero when the target has no orientation.
+    pub rotation: Vector3<f64>,
+}
+
+impl PoseError {
+    pub fn position_norm(&self) -> f64 {
+        self.position.norm()
+    }
+
+    pub fn rotation_norm(&self) -> f64 {
+        self.rotation.norm()
+    }
+
+    /// True when both parts are within tolerance.
+    pub fn within(&self, tol: &Tolerance) -> bool {
+        self.position_norm() <= tol.position && self.rotation_norm() <= tol.orientation
+    }
+
+    /// The weighted squared error that the iterative solvers minimise.
+    pub fn weighted_sq(&self, target: &Target) -> f64 {
+        let wp = target.position_weight;
+        let wo = target.orientation_weight;
+        wp * wp * self.position.norm_squared() + wo * wo * self.rotation.norm_squared()
+    }
+}
+
+/// The error of `tip` against `target`. Orientation counts only when the
+/// target asks for it (an orientation weight of 0 means position only).
+pub fn pose_error(tip: &Transform, target: &Target) -> PoseError {
+    let position = target.position - tip.translation.vector;
+    let rotation = match target.orientation {
+        Some(q) if target.orientation_weight > 0.0 => rotation_error(tip, &q),
+        _ => Vector3::zeros(),
+    };
+    PoseError { position, rotation }
+}
+
+/// Axis-angle of `target * tip⁻¹` in the base frame: the rotation to apply
+/// to the tip to reach the target. Its norm is the angle between the two.
+pub fn rotation_error(tip: &Transform, target: &UnitQuaternion<f64>) -> Vector3<f64> {
+    let current = UnitQuaternion::from_rotation_matrix(&tip.rotation);
+    (target * current.inverse()).scaled_axis()
+}
+
+/// The angle (rad) between the tip's orientation and `target`.
+pub fn orientation_distance(tip: &Transform, target: &UnitQuaternion<f64>) -> f64 {
+    let current = UnitQuaternion::from_rotation_matrix(&tip.rotation);
+    current.angle_to(target)
+}

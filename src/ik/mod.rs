@@ -1,0 +1,235 @@
+//! Inverse kinematics: several solvers behind one interface.
+//!
+//! Every solver takes a [`Target`] and a seed and returns a [`Solution`]
+//! whose joints are finite and inside the limits, whatever came in. The
+//! pieces they share live here and in the sibling modules: the joint bounds
+//! after per-joint modes ([`bounds`]), the pose error ([`metric`]), and the
+//! final check that turns a joint vector into a [`Solution`] ([`finish`]).
+
+pub mod analytic;
+pub mod bounds;
+pub mod ccd;
+pub mod fabrik;
+pub mod geometry;
+pub mod jacobian;
+pub mod metric;
+mod rng;
+mod solution;
+mod target;
+
+pub use analytic::{AnalyticOptions, Bend};
+pub use bounds::{Bounds, JointMode};
+pub use ccd::CcdOptions;
+pub use fabrik::FabrikOptions;
+pub use jacobian::JacobianOptions;
+pub use metric::{PoseError, Tolerance};
+pub use rng::Rng;
+pub use solution::{Reason, Solution, Status, finish};
+pub use target::Target;
+
+use crate::model::Chain;
+use thiserror::Error;
+
+/// Errors that stop a solve before it starts. Everything that can be
+/// answered with a best-effort pose is a [`Status`], not an error.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum IkError {
+    #[error("target {field} is not finite: {value}")]
+    NonFiniteTarget { field: &'static str, value: String },
+    #[error("target {field} is invalid: {why}")]
+    InvalidTarget { field: &'static str, why: String },
+    #[error("seed has {got} values but the chain has {expected} joints")]
+    SeedLength { expected: usize, got: usize },
+    #[error("{count} joint modes given but the chain has {expected} joints")]
+    ModeCount { expected: usize, count: usize },
+    #[error("joint mode for '{joint}' is invalid: {why}")]
+    BadMode { joint: String, why: String },
+    #[error("the {solver} solver does not fit this chain: {why}")]
+    Unsupported { solver: &'static str, why: String },
+    #[error("invalid {solver} option {option}: {why}")]
+    BadOption {
+        solver: &'static str,
+        option: &'static str,
+        why: String,
+    },
+}
+
+/// Which solver, by name (as on the command line and in ROS parameters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SolverKind {
+    Jacobian,
+    Analytic,
+    Ccd,
+    Fabrik,
+}
+
+impl SolverKind {
+    pub const ALL: [SolverKind; 4] = [
+        SolverKind::Jacobian,
+        SolverKind::Analytic,
+        SolverKind::Ccd,
+        SolverKind::Fabrik,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Jacobian => "jacobian",
+            SolverKind::Analytic => "analytic",
+            SolverKind::Ccd => "ccd",
+            SolverKind::Fabrik => "fabrik",
+        }
+    }
+}
+
+impl std::str::FromStr for SolverKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        SolverKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                format!("unknown solver '{s}' (choose jacobian, analytic, ccd or fabrik)")
+            })
+    }
+}
+
+impl std::fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Options common to every solver.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    /// When a pose counts as reached.
+    pub tolerance: Tolerance,
+    /// Per-joint mode; empty means every joint is free within its limits.
+    pub modes: Vec<JointMode>,
+}
+
+impl Default for Common {
+    fn default() -> Self {
+        Common {
+            tolerance: Tolerance::default(),
+            modes: Vec::new(),
+        }
+    }
+}
+
+/// A solver and its options, chosen at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SolverConfig {
+    Jacobian(JacobianOptions),
+    Analytic(AnalyticOptions),
+    Ccd(CcdOptions),
+    Fabrik(FabrikOptions),
+}
+
+impl SolverConfig {
+    /// The solver's default options.
+    pub fn default_for(kind: SolverKind) -> SolverConfig {
+        match kind {
+            SolverKind::Jacobian => SolverConfig::Jacobian(JacobianOptions::default()),
+            SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions::default()),
+            SolverKind::Ccd => SolverConfig::Ccd(CcdOptions::default()),
+            SolverKind::Fabrik => SolverConfig::Fabrik(FabrikOptions::default()),
+        }
+    }
+
+    pub fn kind(&self) -> SolverKind {
+        match self {
+            SolverConfig::Jacobian(_) => SolverKind::Jacobian,
+            SolverConfig::Analytic(_) => SolverKind::Analytic,
+            SolverConfig::Ccd(_) => SolverKind::Ccd,
+            SolverConfig::Fabrik(_) => SolverKind::Fabrik,
+        }
+    }
+}
+
+/// One IK solver bound to one chain, with its scratch memory.
+///
+/// A plain enum rather than a trait object: the node's control loop calls
+/// `solve` at the control rate and the match is free.
+#[derive(Debug, Clone)]
+pub enum Solver {
+    Jacobian(jacobian::JacobianSolver),
+    Analytic(Box<analytic::AnalyticSolver>),
+    Ccd(ccd::CcdSolver),
+    Fabrik(fabrik::FabrikSolver),
+}
+
+impl Solver {
+    /// Binds a solver to `chain`. Fails when the options are invalid or, for
+    /// the analytic solver, when the chain does not have the structure it
+    /// solves in closed form (the error says why).
+    pub fn new(chain: &Chain, config: SolverConfig, common: Common) -> Result<Solver, IkError> {
+        if !common.modes.is_empty() && common.modes.len() != chain.dof() {
+            return Err(IkError::ModeCount {
+                expected: chain.dof(),
+                count: common.modes.len(),
+            });
+        }
+        for (m, j) in common.modes.iter().zip(&chain.joints) {
+            m.validate(j)?;
+        }
+        Ok(match config {
+            SolverConfig::Jacobian(o) => {
+                Solver::Jacobian(jacobian::JacobianSolver::new(chain, o, common)?)
+            }
+            SolverConfig::Analytic(o) => {
+                Solver::Analytic(Box::new(analytic::AnalyticSolver::new(chain, o, common)?))
+            }
+            SolverConfig::Ccd(o) => Solver::Ccd(ccd::CcdSolver::new(chain, o, common)?),
+            SolverConfig::Fabrik(o) => Solver::Fabrik(fabrik::FabrikSolver::new(chain, o, common)?),
+        })
+    }
+
+    /// Solves for `target` starting from `seed` (one value per joint; values
+    /// outside the limits or NaN are brought into range first).
+    pub fn solve(&mut self, target: &Target, seed: &[f64]) -> Result<Solution, IkError> {
+        target.validate()?;
+        let expected = self.chain().dof();
+        if seed.len() != expected {
+            return Err(IkError::SeedLength {
+                expected,
+                got: seed.len(),
+            });
+        }
+        Ok(match self {
+            Solver::Jacobian(s) => s.solve(target, seed),
+            Solver::Analytic(s) => s.solve(target, seed),
+            Solver::Ccd(s) => s.solve(target, seed),
+            Solver::Fabrik(s) => s.solve(target, seed),
+        })
+    }
+
+    pub fn chain(&self) -> &Chain {
+        match self {
+            Solver::Jacobian(s) => s.chain(),
+            Solver::Analytic(s) => s.chain(),
+            Solver::Ccd(s) => s.chain(),
+            Solver::Fabrik(s) => s.chain(),
+        }
+    }
+
+    pub fn kind(&self) -> SolverKind {
+        match self {
+            Solver::Jacobian(_) => SolverKind::Jacobian,
+            Solver::Analytic(_) => SolverKind::Analytic,
+            Solver::Ccd(_) => SolverKind::Ccd,
+            Solver::Fabrik(_) => SolverKind::Fabrik,
+        }
+    }
+}
+
+/// Where an iterative solver starts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Start {
+    /// From the seed (usually the last solution): smooth tracking.
+    #[default]
+    Warm,
+    /// From a rest pose every time (`None`: the middle of the limits), so
+    /// the answer does not depend on history.
+    Reset(Option<Vec<f64>>),
+}

@@ -1,0 +1,136 @@
+//! The result every solver returns, and the shared last step that builds it.
+
+use super::metric::{orientation_distance, pose_error};
+use super::{Bounds, Target, Tolerance};
+use crate::model::Chain;
+
+/// Why a solve did not converge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The target lies outside the reachable workspace (or outside what the
+    /// joint limits allow); the answer is the closest pose found.
+    OutOfReach,
+    /// The iteration cap ended the search.
+    IterationCap,
+    /// The wall-clock budget ended the search.
+    TimeBudget,
+    /// The search stopped making progress (a local minimum).
+    Stalled,
+    /// The arithmetic broke down (NaN); the seed is returned.
+    Numerical,
+}
+
+impl Reason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reason::OutOfReach => "target out of reach; closest pose returned",
+            Reason::IterationCap => "iteration cap reached before tolerance",
+            Reason::TimeBudget => "time budget spent before tolerance",
+            Reason::Stalled => "stalled in a local minimum",
+            Reason::Numerical => "numerical breakdown; seed returned",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::OutOfReach => "out_of_reach",
+            Reason::IterationCap => "iteration_cap",
+            Reason::TimeBudget => "time_budget",
+            Reason::Stalled => "stalled",
+            Reason::Numerical => "numerical",
+        }
+    }
+}
+
+/// Outcome of a solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Within tolerance.
+    Converged,
+    /// Not within tolerance: the best pose found, and why it is not better.
+    BestEffort(Reason),
+    /// No usable answer: the (clamped) seed is returned.
+    Failed(Reason),
+}
+
+impl Status {
+    pub fn is_converged(self) -> bool {
+        self == Status::Converged
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Converged => "converged",
+            Status::BestEffort(_) => "best_effort",
+            Status::Failed(_) => "failed",
+        }
+    }
+
+    pub fn reason(self) -> Option<Reason> {
+        match self {
+            Status::Converged => None,
+            Status::BestEffort(r) | Status::Failed(r) => Some(r),
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.reason() {
+            None => f.write_str(self.name()),
+            Some(r) => write!(f, "{} ({})", self.name(), r.describe()),
+        }
+    }
+}
+
+/// Joint values and how well they reach the target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// One finite value per joint, inside the bounds.
+    pub q: Vec<f64>,
+    /// Distance from the tip to the target position (m).
+    pub position_error: f64,
+    /// Angle between tip and target orientation (rad); 0 when the target has
+    /// no orientation.
+    pub orientation_error: f64,
+    pub iterations: u32,
+    pub status: Status,
+}
+
+/// The shared last step of every solver: normalises `q` into the bounds
+/// (NaN falls back to `seed`), measures the achieved error with the chain's
+/// own forward kinematics, and decides the status. `why_not` is the reason
+/// reported when the pose is not within tolerance.
+pub fn finish(
+    chain: &Chain,
+    bounds: &Bounds,
+    target: &Target,
+    tol: &Tolerance,
+    mut q: Vec<f64>,
+    seed: &[f64],
+    iterations: u32,
+    why_not: Reason,
+) -> Solution {
+    let broke = q.iter().any(|v| !v.is_finite());
+    bounds.normalize(&mut q, seed);
+    let tip = chain.fk(&q);
+    let err = pose_error(&tip, target);
+    let orientation_error = target
+        .orientation
+        .map(|o| orientation_distance(&tip, &o))
+        .unwrap_or(0.0);
+    let status = if broke {
+        Status::Failed(Reason::Numerical)
+    } else if err.within(tol) {
+        Status::Converged
+    } else {
+        Status::BestEffort(why_not)
+    };
+    Solution {
+        q,
+        position_error: err.position_norm(),
+        orientation_error,
+        iterations,
+        status,
+    }
+}

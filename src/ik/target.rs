@@ -1,0 +1,143 @@
+//! What a solver is asked to reach.
+
+use super::IkError;
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+
+/// A tip pose in the chain's base frame (metres, REP 103).
+///
+/// `orientation: None` asks for the position only. The weights trade
+/// position against orientation where both cannot be met (a 4- or 5-DOF arm
+/// reaches only some orientations at a given point): an orientation weight of
+/// 0 is the same as asking for the position only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub position: Vector3<f64>,
+    pub orientation: Option<UnitQuaternion<f64>>,
+    pub position_weight: f64,
+    pub orientation_weight: f64,
+}
+
+impl Target {
+    /// A position-only target.
+    pub fn position(p: Vector3<f64>) -> Target {
+        Target {
+            position: p,
+            orientation: None,
+            position_weight: 1.0,
+            orientation_weight: 1.0,
+        }
+    }
+
+    /// A full pose target.
+    pub fn pose(p: Vector3<f64>, q: UnitQuaternion<f64>) -> Target {
+        Target {
+            orientation: Some(q),
+            ..Target::position(p)
+        }
+    }
+
+    /// A pose from a position and an `x, y, z, w` quaternion as ROS sends it;
+    /// the quaternion is normalised, and rejected when it is not finite or
+    /// has (near) zero length.
+    pub fn from_xyzw(p: [f64; 3], xyzw: Option<[f64; 4]>) -> Result<Target, IkError> {
+        let position = Vector3::from(p);
+        check_finite("position", position.as_slice())?;
+        let orientation = match xyzw {
+            None => None,
+            Some(v) => Some(quaternion_from_xyzw(v)?),
+        };
+        let t = Target {
+            orientation,
+            ..Target::position(position)
+        };
+        t.validate()?;
+        Ok(t)
+    }
+
+    /// True when orientation takes part in the solve.
+    pub fn wants_orientation(&self) -> bool {
+        self.orientation.is_some() && self.orientation_weight > 0.0
+    }
+
+    /// Rejects NaN, infinite or negative values before any solver sees them.
+    pub fn validate(&self) -> Result<(), IkError> {
+        check_finite("position", self.position.as_slice())?;
+        if let Some(q) = &self.orientation {
+            check_finite("orientation", q.coords.as_slice())?;
+        }
+        for (field, w) in [
+            ("position_weight", self.position_weight),
+            ("orientation_weight", self.orientation_weight),
+        ] {
+            if !w.is_finite() {
+                return Err(IkError::NonFiniteTarget {
+                    field,
+                    value: w.to_string(),
+                });
+            }
+            if w < 0.0 {
+                return Err(IkError::InvalidTarget {
+                    field,
+                    why: format!("weight {w} is negative"),
+                });
+            }
+        }
+        if self.position_weight == 0.0 && !self.wants_orientation() {
+            return Err(IkError::InvalidTarget {
+                field: "position_weight",
+                why: "both weights are zero: nothing to solve for".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A unit quaternion from ROS's `x, y, z, w` order.
+pub fn quaternion_from_xyzw(v: [f64; 4]) -> Result<UnitQuaternion<f64>, IkError> {
+    check_finite("orientation", &v)?;
+    let q = Quaternion::new(v[3], v[0], v[1], v[2]);
+    let n = q.norm();
+    if n < 1e-6 {
+        return Err(IkError::InvalidTarget {
+            field: "orientation",
+            why: format!("quaternion {v:?} has length {n:.3e}, not 1"),
+        });
+    }
+    Ok(UnitQuaternion::from_quaternion(q))
+}
+
+fn check_finite(field: &'static str, v: &[f64]) -> Result<(), IkError> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(IkError::NonFiniteTarget {
+            field,
+            value: format!("{v:?}"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_zero_quaternions_are_rejected() {
+        assert!(matches!(
+            Target::from_xyzw([f64::NAN, 0.0, 0.0], None),
+            Err(IkError::NonFiniteTarget {
+                field: "position",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 0.0])),
+            Err(IkError::InvalidTarget {
+                field: "orientation",
+                ..
+            })
+        ));
+        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 2.0])).unwrap();
+        assert!((t.orientation.unwrap().w - 1.0).abs() < 1e-15);
+    }
+}

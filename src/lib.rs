@@ -1,0 +1,8 @@
+//! arm_ik: inverse kinematics for hobby robot arms, from URDF to servo.
+//!
+//! Data flows one way: a target ([`ik::Target`]) is solved on a
+//! [`model::Chain`] by one of the [`ik`] solvers, the result is limited, then
+//! published or streamed.
+
+pub mod ik;
+pub mod model;

@@ -1,0 +1,94 @@
+//! Forward kinematics and the geometric Jacobian.
+//!
+//! Both run in the solvers' inner loops, so neither allocates: the tip pose
+//! needs no storage, and the Jacobian writes into a [`Frames`] buffer that the
+//! caller creates once per chain and reuses.
+
+use super::{Chain, Transform};
+use nalgebra::{Point3, Vector3};
+
+/// One Jacobian column: the tip's linear and angular velocity for a unit
+/// speed of one joint, both in the base frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Twist {
+    pub linear: Vector3<f64>,
+    pub angular: Vector3<f64>,
+}
+
+/// Reusable per-chain storage for the joint frames and the Jacobian.
+#[derive(Debug, Clone)]
+pub struct Frames {
+    /// World (base-frame) position of each joint's origin.
+    pub origins: Vec<Point3<f64>>,
+    /// World (base-frame) unit axis of each joint.
+    pub axes: Vec<Vector3<f64>>,
+    /// Jacobian columns, one per joint, filled by [`Chain::jacobian`].
+    pub columns: Vec<Twist>,
+    /// Tip pose of the last evaluation.
+    pub tip: Transform,
+}
+
+impl Frames {
+    pub fn new(chain: &Chain) -> Frames {
+        let n = chain.dof();
+        Frames {
+            origins: vec![Point3::origin(); n],
+            axes: vec![Vector3::zeros(); n],
+            columns: vec![Twist::default(); n],
+            tip: Transform::identity(),
+        }
+    }
+}
+
+impl Chain {
+    /// The tip pose in the base frame for joint positions `q`.
+    ///
+    /// `q` must hold one value per moving joint (checked in debug builds).
+    pub fn fk(&self, q: &[f64]) -> Transform {
+        debug_assert_eq!(q.len(), self.joints.len());
+        let mut t = Transform::identity();
+        for (joint, &qi) in self.joints.iter().zip(q) {
+            t = t * joint.origin * joint.motion(qi);
+        }
+        t * self.tip_offset
+    }
+
+    /// Forward kinematics that also records every joint's world origin and
+    /// axis in `frames` (what CCD, FABRIK and the Jacobian need).
+    pub fn joint_frames(&self, q: &[f64], frames: &mut Frames) -> Transform {
+        debug_assert_eq!(q.len(), self.joints.len());
+        let mut t = Transform::identity();
+        for (i, (joint, &qi)) in self.joints.iter().zip(q).enumerate() {
+            t *= joint.origin;
+            frames.origins[i] = Point3::from(t.translation.vector);
+            frames.axes[i] = t.rotation * joint.axis.into_inner();
+            t *= joint.motion(qi);
+        }
+        let tip = t * self.tip_offset;
+        frames.tip = tip;
+        tip
+    }
+
+    /// The geometric Jacobian at `q` (linear velocity of the tip origin and
+    /// angular velocity, base frame), written to `frames.columns`. Returns
+    /// the tip pose.
+    pub fn jacobian(&self, q: &[f64], frames: &mut Frames) -> Transform {
+        let tip = self.joint_frames(q, frames);
+        let p = Point3::from(tip.translation.vector);
+        for (i, joint) in self.joints.iter().enumerate() {
+            let w = frames.axes[i];
+            frames.columns[i] = if joint.kind.rotates() {
+                Twist {
+                    linear: w.cross(&(p - frames.origins[i])),
+                    angular: w,
+                }
+            } else {
+                Twist {
+                    linear: w,
+                    angular: Vector3::zeros(),
+                }
+            };
+        }
+        tip
+    }
+}
