@@ -4,5 +4,6 @@
 //! [`model::Chain`] by one of the [`ik`] solvers, the result is limited, then
 //! published or streamed.
 
+pub mod bench;
 pub mod ik;
 pub mod model;

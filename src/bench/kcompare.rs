@@ -1,0 +1,115 @@
+//! The `k` crate's JacobianIkSolver on the same chain and targets, for
+//! `arm_ik bench --compare k`. `k` 0.32 builds on an older nalgebra, so
+//! poses cross the boundary as plain arrays.
+
+use super::{Criteria, Record, Sample, judge};
+use crate::model::Chain;
+use k::InverseKinematicsSolver;
+use k::nalgebra as kna;
+use std::path::Path;
+use std::time::Instant;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum KError {
+    #[error("k cannot load {path}: {detail}")]
+    Load { path: String, detail: String },
+    #[error("k has no link '{0}'")]
+    NoLink(String),
+    #[error("k's chain has joints {k:?}, arm_ik's has {ours:?}")]
+    Mismatch { k: Vec<String>, ours: Vec<String> },
+}
+
+/// A `k` serial chain matching one of our chains.
+pub struct KChain {
+    /// From the first joint below our base link to our tip link, so k's
+    /// end transform is relative to the base, as ours is.
+    chain: k::SerialChain<f64>,
+}
+
+impl KChain {
+    /// Loads `urdf` with `k` and cuts the chain from `base` to `tip`.
+    pub fn load(urdf: &Path, ours: &Chain) -> Result<KChain, KError> {
+        let whole = k::Chain::<f64>::from_urdf_file(urdf).map_err(|e| KError::Load {
+            path: urdf.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        let tip = whole
+            .find_link(&ours.tip)
+            .ok_or_else(|| KError::NoLink(ours.tip.clone()))?;
+        let base = whole
+            .find_link(&ours.base)
+            .ok_or_else(|| KError::NoLink(ours.base.clone()))?;
+        // The first node below the base on the way to the tip.
+        let mut below = tip.clone();
+        for node in tip.iter_ancestors() {
+            if node == *base {
+                break;
+            }
+            below = node;
+        }
+        let chain = k::SerialChain::from_end_to_root(tip, &below);
+        let names: Vec<String> = chain.iter_joints().map(|j| j.name.clone()).collect();
+        if names != ours.joint_names() {
+            return Err(KError::Mismatch {
+                k: names,
+                ours: ours.joint_names().into_iter().map(str::to_owned).collect(),
+            });
+        }
+        Ok(KChain { chain })
+    }
+
+    /// Tip pose relative to the base for `q` (position, `x y z w`).
+    pub fn fk(&self, q: &[f64]) -> ([f64; 3], [f64; 4]) {
+        self.chain.set_joint_positions_unchecked(q);
+        let t = self.chain.end_transform();
+        // end_transform starts at the first node below the base, which is
+        // where our chain starts too.
+        let p = t.translation.vector;
+        let r = t.rotation;
+        ([p.x, p.y, p.z], [r.i, r.j, r.k, r.w])
+    }
+
+    /// Runs k's JacobianIkSolver on every sample from `seed`, judged by the
+    /// same criteria as our solvers.
+    pub fn run(&self, ours: &Chain, samples: &[Sample], seed: &[f64], c: &Criteria) -> Vec<Record> {
+        let solver =
+            k::JacobianIkSolver::new(c.position_tolerance, c.orientation_tolerance, 0.5, 500);
+        let constraints = k::Constraints {
+            rotation_x: !c.position_only,
+            rotation_y: !c.position_only,
+            rotation_z: !c.position_only,
+            ..Default::default()
+        };
+        samples
+            .iter()
+            .map(|s| {
+                let p = s.position;
+                let [x, y, z, w] = s.quaternion;
+                let target = kna::Isometry3::from_parts(
+                    kna::Translation3::new(p[0], p[1], p[2]),
+                    kna::UnitQuaternion::from_quaternion(kna::Quaternion::new(w, x, y, z)),
+                );
+                self.chain.set_joint_positions_clamped(seed);
+                let start = Instant::now();
+                let outcome = solver.solve_with_constraints(&self.chain, &target, &constraints);
+                let elapsed = start.elapsed();
+                let q = self.chain.joint_positions();
+                let (ok, verdict, pe, oe) = judge(ours, s, &q, elapsed, c);
+                let status = match (&outcome, ok) {
+                    (_, true) => "success".to_owned(),
+                    (Err(e), _) => format!("error (k: {e})"),
+                    (Ok(()), _) => verdict.to_owned(),
+                };
+                Record {
+                    q,
+                    t: elapsed.as_secs_f64(),
+                    status,
+                    position_error: pe,
+                    orientation_error: oe,
+                    iterations: 0,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,119 @@
+//! `arm_ik check`: what arm_ik makes of a URDF chain.
+
+use arm_ik::ik::{Common, Solver, SolverConfig, SolverKind};
+use arm_ik::model::Chain;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The URDF file.
+    urdf: PathBuf,
+    /// Base link (default: the root link).
+    #[arg(long)]
+    base: Option<String>,
+    /// Tip link (default: the only leaf below the base).
+    #[arg(long)]
+    tip: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
+    let solvers: Vec<(SolverKind, Result<(), String>)> = SolverKind::ALL
+        .into_iter()
+        .map(|k| {
+            let fits = Solver::new(&chain, SolverConfig::default_for(k), Common::default())
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            (k, fits)
+        })
+        .collect();
+    if a.json {
+        let joints: Vec<_> = chain
+            .joints
+            .iter()
+            .map(|j| {
+                json!({
+                    "name": j.name,
+                    "type": j.kind.name(),
+                    "axis": [j.axis.x, j.axis.y, j.axis.z],
+                    "lower": finite_or_null(j.limits.lower),
+                    "upper": finite_or_null(j.limits.upper),
+                    "max_velocity": finite_or_null(j.max_velocity),
+                })
+            })
+            .collect();
+        let solvers: serde_json::Map<String, serde_json::Value> = solvers
+            .iter()
+            .map(|(k, r)| {
+                let v = match r {
+                    Ok(()) => json!({"applies": true}),
+                    Err(why) => json!({"applies": false, "why": why}),
+                };
+                (k.name().to_owned(), v)
+            })
+            .collect();
+        let out = json!({
+            "source": chain.source,
+            "robot": chain.robot,
+            "base": chain.base,
+            "tip": chain.tip,
+            "dof": chain.dof(),
+            "joints": joints,
+            "solvers": solvers,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} ({}): {} -> {}, {} moving joints",
+        chain.robot,
+        chain.source,
+        chain.base,
+        chain.tip,
+        chain.dof()
+    );
+    println!(
+        "  {:<22} {:<10} {:<22} {:>10} {:>10} {:>8}",
+        "joint", "type", "axis", "lower", "upper", "vmax"
+    );
+    for j in &chain.joints {
+        println!(
+            "  {:<22} {:<10} {:<22} {:>10} {:>10} {:>8}",
+            j.name,
+            j.kind.name(),
+            format!("({:.3}, {:.3}, {:.3})", j.axis.x, j.axis.y, j.axis.z),
+            fmt_limit(j.limits.lower),
+            fmt_limit(j.limits.upper),
+            fmt_limit(j.max_velocity),
+        );
+    }
+    println!("solvers:");
+    for (k, r) in &solvers {
+        match r {
+            Ok(()) => println!("  {:<9} yes", k.name()),
+            Err(why) => println!("  {:<9} no: {why}", k.name()),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn finite_or_null(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+fn fmt_limit(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "none".into()
+    }
+}

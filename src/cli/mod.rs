@@ -1,0 +1,40 @@
+//! Command-line interface: one file per subcommand.
+
+mod bench;
+mod check;
+mod parse;
+mod solve;
+mod solver_args;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Inverse kinematics for hobby robot arms: URDF in, joint angles out.
+#[derive(Debug, Parser)]
+#[command(name = "arm_ik", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show a URDF chain: joints, limits, and which solvers apply (and why not).
+    Check(check::Args),
+    /// Solve one target pose.
+    Solve(solve::Args),
+    /// Run the IK benchmark protocol on a target file.
+    Bench(bench::Args),
+}
+
+/// Exit code for "ran, but the answer is not good enough" (a target not
+/// reached, a benchmark below its goal): distinct from 1, an error.
+pub const EXIT_NOT_REACHED: u8 = 2;
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Bench(a) => bench::run(a),
+    }
+}

@@ -1,0 +1,94 @@
+//! `arm_ik solve`: one target, one answer.
+
+use super::parse;
+use super::solver_args::SolverArgs;
+use arm_ik::ik::{Solver, Target};
+use arm_ik::model::Chain;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The URDF file.
+    #[arg(long)]
+    urdf: PathBuf,
+    #[arg(long)]
+    base: Option<String>,
+    #[arg(long)]
+    tip: Option<String>,
+    #[command(flatten)]
+    solver: SolverArgs,
+    /// Target position x,y,z in the base frame (m).
+    #[arg(long, allow_hyphen_values = true)]
+    position: String,
+    /// Target orientation as a quaternion x,y,z,w (omit: position only).
+    #[arg(long, allow_hyphen_values = true)]
+    orientation: Option<String>,
+    /// Start configuration, one value per joint (default: the middle of the limits).
+    #[arg(long, allow_hyphen_values = true)]
+    seed: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
+    let position =
+        parse::numbers::<3>(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
+    let orientation = a
+        .orientation
+        .as_deref()
+        .map(parse::numbers::<4>)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--orientation: {e}"))?;
+    let target = Target::from_xyzw(position, orientation)?;
+    let seed = match &a.seed {
+        Some(s) => parse::number_list(s).map_err(|e| anyhow::anyhow!("--seed: {e}"))?,
+        None => chain.mid_configuration(),
+    };
+    let (config, common) = a.solver.config(&chain)?;
+    let mut solver = Solver::new(&chain, config, common)?;
+    let start = std::time::Instant::now();
+    let sol = solver.solve(&target, &seed)?;
+    let elapsed = start.elapsed();
+    if a.json {
+        let joints: serde_json::Map<String, serde_json::Value> = chain
+            .joints
+            .iter()
+            .zip(&sol.q)
+            .map(|(j, q)| (j.name.clone(), json!(q)))
+            .collect();
+        let out = json!({
+            "solver": solver.kind().name(),
+            "joint_names": chain.joint_names(),
+            "q": sol.q,
+            "joints": joints,
+            "position_error": sol.position_error,
+            "orientation_error": sol.orientation_error,
+            "iterations": sol.iterations,
+            "status": sol.status.name(),
+            "reason": sol.status.reason().map(|r| r.name()),
+            "time_us": elapsed.as_secs_f64() * 1e6,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{}: {}", solver.kind(), sol.status);
+        for (j, q) in chain.joints.iter().zip(&sol.q) {
+            println!("  {:<22} {:>10.6}", j.name, q);
+        }
+        println!(
+            "position error {:.3e} m, orientation error {:.3e} rad, {} iterations, {:.1} us",
+            sol.position_error,
+            sol.orientation_error,
+            sol.iterations,
+            elapsed.as_secs_f64() * 1e6
+        );
+    }
+    Ok(if sol.status.is_converged() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_NOT_REACHED)
+    })
+}
