@@ -57,6 +57,9 @@ impl RobotTree {
             source_name: source.to_owned(),
             detail,
         };
+        // Windows editors save UTF-8 with a byte order mark; it is not
+        // whitespace, so drop it before looking for the first '<'.
+        let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
         let trimmed = xml.trim_start();
         if trimmed.is_empty() {
             return Err(not_urdf("the text is empty".into()));
