@@ -89,3 +89,35 @@ pub fn random_q(chain: &Chain, rng: &mut TestRng) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The chains the conformance tests cut from the shared robots:
+/// (file under `robots/`, base link, tip link, DOF).
+pub const SHARED_CHAINS: &[(&str, &str, &str, usize)] = &[
+    ("ur5_robot.urdf", "base_link", "tool0", 6),
+    ("panda.urdf", "panda_link0", "panda_hand", 7),
+    ("so101.urdf", "base_link", "gripper_frame_link", 5),
+    ("solo12.urdf", "base_link", "FL_FOOT", 3),
+    ("solo12.urdf", "base_link", "FR_FOOT", 3),
+    ("solo12.urdf", "base_link", "HL_FOOT", 3),
+    ("solo12.urdf", "base_link", "HR_FOOT", 3),
+];
+
+/// Every chain worth testing kinematics on: the project robots, the messy
+/// fixture, and the shared robots when present. (path, base, tip).
+pub fn all_chains() -> Vec<(PathBuf, Option<&'static str>, Option<&'static str>)> {
+    let mut out = vec![
+        (project_urdf("arm.urdf"), None, None),
+        (project_urdf("leg.urdf"), None, None),
+        (
+            project_dir().join("tests/data/messy.urdf"),
+            None,
+            Some("tool_tip"),
+        ),
+    ];
+    if let Some(dir) = shared_dir() {
+        for &(file, base, tip, _) in SHARED_CHAINS {
+            out.push((dir.join("robots").join(file), Some(base), Some(tip)));
+        }
+    }
+    out
+}
