@@ -20,32 +20,27 @@ const CONFIGS: usize = 200;
 /// Translation then the rotation matrix row by row.
 type Pose12 = [f64; 12];
 
-fn ours(t: &Transform) -> Pose12 {
-    let mut out = [0.0; 12];
-    for i in 0..3 {
-        out[i] = t.translation.vector[i];
-    }
-    let m = t.rotation.matrix();
-    for r in 0..3 {
-        for c in 0..3 {
-            out[3 + 3 * r + c] = m[(r, c)];
+/// Packs a translation and a rotation matrix given as `m(row, col)`.
+fn pose12(xyz: [f64; 3], m: impl Fn(usize, usize) -> f64) -> Pose12 {
+    std::array::from_fn(|i| {
+        if i < 3 {
+            xyz[i]
+        } else {
+            m((i - 3) / 3, (i - 3) % 3)
         }
-    }
-    out
+    })
 }
 
+fn ours(t: &Transform) -> Pose12 {
+    let v = &t.translation.vector;
+    pose12([v.x, v.y, v.z], |r, c| t.rotation.matrix()[(r, c)])
+}
+
+/// `k`'s pose, read through its own (older) nalgebra.
 fn theirs(t: &k::Isometry3<f64>) -> Pose12 {
-    let mut out = [0.0; 12];
-    for i in 0..3 {
-        out[i] = t.translation.vector[i];
-    }
+    let v = &t.translation.vector;
     let m = t.rotation.to_rotation_matrix();
-    for r in 0..3 {
-        for c in 0..3 {
-            out[3 + 3 * r + c] = m[(r, c)];
-        }
-    }
-    out
+    pose12([v.x, v.y, v.z], |r, c| m[(r, c)])
 }
 
 fn max_diff(a: &Pose12, b: &Pose12) -> f64 {
@@ -78,7 +73,7 @@ fn fk_matches_k(path: &Path, base: Option<&str>, tip: Option<&str>, seed: u64) {
     // carry a <limit> tag are bounded in k, unbounded for us).
     for (kj, j) in k_tip.iter_joints().zip(&chain.joints) {
         if j.kind != JointKind::Continuous {
-            let r = kj.limits.clone().expect("bounded joint");
+            let r = kj.limits.expect("bounded joint");
             assert_eq!((r.min, r.max), (j.limits.lower, j.limits.upper), "{what}");
         }
     }

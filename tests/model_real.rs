@@ -21,8 +21,8 @@ fn assert_close(a: f64, b: f64, tol: f64, what: &str) {
 }
 
 fn assert_point(p: Point3<f64>, want: [f64; 3], what: &str) {
-    for i in 0..3 {
-        assert_close(p[i], want[i], 1e-12, &format!("{what}[{i}] of {p:?}"));
+    for (i, (&got, want)) in p.coords.iter().zip(want).enumerate() {
+        assert_close(got, want, 1e-12, &format!("{what}[{i}] of {p:?}"));
     }
 }
 
