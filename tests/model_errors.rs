@@ -654,3 +654,27 @@ fn selection_struct_matches_the_shortcut() {
         .unwrap_err();
     assert!(matches!(err, ModelError::NoPath { .. }), "{err:?}");
 }
+
+#[test]
+fn unexpanded_xacro_says_run_xacro() {
+    // A .urdf.xacro handed over as URDF: urdf-rs only sees a bad number.
+    let xml = r#"<?xml version="1.0"?>
+<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:property name="upper_len" value="0.3"/>
+  <link name="a"/><link name="b"/>
+  <joint name="j" type="revolute">
+    <origin xyz="0 0 ${upper_len}"/>
+    <parent link="a"/><child link="b"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+  </joint>
+</robot>"#;
+    let err = tree_err(xml);
+    assert!(matches!(err, ModelError::NotUrdf { .. }), "{err:?}");
+    assert_names(&err, SRC, &["${upper_len}", "xacro"]);
+    // Expanded URDFs keep the xmlns:xacro attribute; that alone is fine.
+    let expanded = xml
+        .replace("${upper_len}", "0.3")
+        .replace(r#"<xacro:property name="upper_len" value="0.3"/>"#, "");
+    let c = Chain::from_urdf_str(&expanded, None, None).unwrap();
+    assert_eq!(c.joints[0].origin.translation.vector.z, 0.3);
+}

@@ -73,7 +73,17 @@ impl RobotTree {
         if !xml.contains("<robot") {
             return Err(not_urdf("no <robot> element".into()));
         }
-        let robot = urdf_rs::read_from_string(xml).map_err(|e| not_urdf(e.to_string()))?;
+        let robot = urdf_rs::read_from_string(xml).map_err(|e| {
+            // An unexpanded .urdf.xacro fails on a `${...}` number, which
+            // urdf-rs reports without saying why.
+            if xml.contains("<xacro:") || xml.contains("${") {
+                not_urdf(format!(
+                    "{e} (this looks like an unexpanded xacro file; run `xacro` on it first)"
+                ))
+            } else {
+                not_urdf(e.to_string())
+            }
+        })?;
         Self::from_robot(robot, source)
     }
 
