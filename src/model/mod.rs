@@ -119,11 +119,23 @@ impl Joint {
     }
 
     /// The range random restarts sample from: the limits, or `[-pi, pi]` for
-    /// continuous joints.
+    /// continuous joints. Always finite: a missing bound (URDF 1.2 allows
+    /// omitting `lower`/`upper`, meaning no limit) is replaced by one turn
+    /// (or 1 m for prismatic joints) from the other bound, or from 0.
     pub fn sample_range(&self) -> (f64, f64) {
+        use std::f64::consts::PI;
         match self.kind {
-            JointKind::Continuous => (-std::f64::consts::PI, std::f64::consts::PI),
-            _ => (self.limits.lower, self.limits.upper),
+            JointKind::Continuous => (-PI, PI),
+            _ => {
+                let half = if self.kind.rotates() { PI } else { 1.0 };
+                let (lo, hi) = (self.limits.lower, self.limits.upper);
+                match (lo.is_finite(), hi.is_finite()) {
+                    (true, true) => (lo, hi),
+                    (true, false) => (lo, lo + 2.0 * half),
+                    (false, true) => (hi - 2.0 * half, hi),
+                    (false, false) => (-half, half),
+                }
+            }
         }
     }
 }

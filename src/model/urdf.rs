@@ -57,6 +57,9 @@ impl RobotTree {
             source_name: source.to_owned(),
             detail,
         };
+        // Windows editors save UTF-8 with a byte order mark; it is not
+        // whitespace, so drop it before looking for the first '<'.
+        let xml = xml.strip_prefix('\u{feff}').unwrap_or(xml);
         let trimmed = xml.trim_start();
         if trimmed.is_empty() {
             return Err(not_urdf("the text is empty".into()));
@@ -70,7 +73,17 @@ impl RobotTree {
         if !xml.contains("<robot") {
             return Err(not_urdf("no <robot> element".into()));
         }
-        let robot = urdf_rs::read_from_string(xml).map_err(|e| not_urdf(e.to_string()))?;
+        let robot = urdf_rs::read_from_string(xml).map_err(|e| {
+            // An unexpanded .urdf.xacro fails on a `${...}` number, which
+            // urdf-rs reports without saying why.
+            if xml.contains("<xacro:") || xml.contains("${") {
+                not_urdf(format!(
+                    "{e} (this looks like an unexpanded xacro file; run `xacro` on it first)"
+                ))
+            } else {
+                not_urdf(e.to_string())
+            }
+        })?;
         Self::from_robot(robot, source)
     }
 

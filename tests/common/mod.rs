@@ -1,0 +1,123 @@
+//! Helpers shared by the integration tests (`mod common;` in each file).
+//!
+//! Not every test file uses every helper.
+#![allow(dead_code)]
+
+use arm_ik::model::Chain;
+use std::path::PathBuf;
+
+/// The crate root (where `urdf/` lives).
+pub fn project_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A project robot, e.g. `project_urdf("arm.urdf")`.
+pub fn project_urdf(name: &str) -> PathBuf {
+    project_dir().join("urdf").join(name)
+}
+
+/// The shared conformance data: `$ARM_IK_SHARED`, else `<manifest>/../shared`.
+///
+/// When it is missing, CI (env `CI` set and non-empty) fails loudly, because
+/// CI must run the conformance tests; a developer's clone just skips them.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("ARM_IK_SHARED") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => project_dir().join("..").join("shared"),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+    if in_ci {
+        panic!(
+            "conformance data not found at {} (CI is set, so the shared robots are required; \
+             set ARM_IK_SHARED to the directory holding robots/*.urdf)",
+            dir.display()
+        );
+    }
+    eprintln!("SKIP: ../shared not found (conformance tests need it)");
+    None
+}
+
+/// A shared robot file, e.g. `shared_urdf("panda.urdf")`; None when the
+/// shared data is absent (see [`shared_dir`]).
+pub fn shared_urdf(name: &str) -> Option<PathBuf> {
+    shared_dir().map(|d| d.join("robots").join(name))
+}
+
+/// SplitMix64: a tiny deterministic PRNG, so failures reproduce exactly.
+pub struct TestRng(u64);
+
+impl TestRng {
+    pub fn new(seed: u64) -> TestRng {
+        TestRng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in `[lo, hi)` (both finite).
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        assert!(
+            lo.is_finite() && hi.is_finite() && lo <= hi,
+            "bad range [{lo}, {hi}]"
+        );
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+/// A random configuration within the joint limits; continuous joints in
+/// `[-pi, pi]`.
+pub fn random_q(chain: &Chain, rng: &mut TestRng) -> Vec<f64> {
+    chain
+        .joints
+        .iter()
+        .map(|j| {
+            let (lo, hi) = j.sample_range();
+            rng.range(lo, hi)
+        })
+        .collect()
+}
+
+/// The chains the conformance tests cut from the shared robots:
+/// (file under `robots/`, base link, tip link, DOF).
+pub const SHARED_CHAINS: &[(&str, &str, &str, usize)] = &[
+    ("ur5_robot.urdf", "base_link", "tool0", 6),
+    ("panda.urdf", "panda_link0", "panda_hand", 7),
+    ("so101.urdf", "base_link", "gripper_frame_link", 5),
+    ("solo12.urdf", "base_link", "FL_FOOT", 3),
+    ("solo12.urdf", "base_link", "FR_FOOT", 3),
+    ("solo12.urdf", "base_link", "HL_FOOT", 3),
+    ("solo12.urdf", "base_link", "HR_FOOT", 3),
+];
+
+/// Every chain worth testing kinematics on: the project robots, the messy
+/// fixture, and the shared robots when present. (path, base, tip).
+pub fn all_chains() -> Vec<(PathBuf, Option<&'static str>, Option<&'static str>)> {
+    let mut out = vec![
+        (project_urdf("arm.urdf"), None, None),
+        (project_urdf("leg.urdf"), None, None),
+        (
+            project_dir().join("tests/data/messy.urdf"),
+            None,
+            Some("tool_tip"),
+        ),
+    ];
+    if let Some(dir) = shared_dir() {
+        for &(file, base, tip, _) in SHARED_CHAINS {
+            out.push((dir.join("robots").join(file), Some(base), Some(tip)));
+        }
+    }
+    out
+}
