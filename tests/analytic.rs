@@ -492,3 +492,17 @@ fn timing_report() {
         );
     }
 }
+
+#[test]
+fn debug_one() {
+    let Some(shared) = shared() else { return };
+    let chain = so101(&shared);
+    let (mid, samples) = load_targets(shared.join("targets/so101.json"));
+    for k in [8usize, 102] {
+        let sample = &samples[k];
+        let target = Target::pose(Vector3::from(sample.position), quat(sample.quaternion));
+        let mut s = solver(&chain, AnalyticOptions::default());
+        let sol = s.solve(&target, &mid).unwrap();
+        println!("{sol:?}");
+    }
+}

@@ -20,7 +20,7 @@ use super::metric::rotation_error;
 use super::{Common, IkError, Reason, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform, wrap_angle};
 use nalgebra::{SMatrix, UnitQuaternion, Vector2, Vector3};
-use std::f64::consts::TAU;
+use std::f64::consts::{FRAC_PI_2, TAU};
 
 /// Which of the two knee (elbow) solutions to take.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -104,6 +104,8 @@ pub struct HipKnee {
     tip: Vector3<f64>,
     /// Wrist roll: a point on its axis and the unit axis.
     roll: Option<(Vector3<f64>, Vector3<f64>)>,
+    /// +1 when the approach direction is the roll axis, -1 when opposite.
+    s5: f64,
     /// The two links as planar vectors at zero, and the angle from the
     /// first to the second.
     u1: Vector2<f64>,
@@ -296,6 +298,7 @@ pub fn describe(chain: &Chain) -> Result<HipKnee, IkError> {
         end,
         tip,
         roll: (n == 5).then(|| (p(4), axis(4))),
+        s5: if n == 5 { approach.dot(&axis(4)).signum() } else { 1.0 },
         u1,
         u2,
         beta: cross2(&u1, &u2).atan2(u1.dot(&u2)),
@@ -411,6 +414,9 @@ impl HipKnee {
             let d = t.norm();
             let c = (d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2);
             let gamma = c.clamp(-1.0, 1.0).acos();
+            let misaligned = plan
+                .approach
+                .map_or(0.0, |app| app.dot(&rotate(&self.u, q1, &self.a)).abs());
             let pole = plan.pole.map(|p| {
                 let pl = self.p1 + rotate(&self.u, -q1, &(p - self.p1));
                 self.planar(&(pl - self.p2))
@@ -440,6 +446,7 @@ impl HipKnee {
                     q,
                     bend,
                     pole_side,
+                    misaligned,
                     clamped: clamped || c.abs() > 1.0 + 1e-12,
                     violation: 0.0,
                     distance: 0.0,
@@ -456,6 +463,8 @@ struct Plan<'a> {
     seed: &'a [f64; 5],
     q5: f64,
     pole: Option<Vector3<f64>>,
+    /// The approach direction asked by an orientation target.
+    approach: Option<Vector3<f64>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -464,6 +473,9 @@ struct Candidate {
     /// Knee bend from the straight limb, signed about the knee's axis.
     bend: f64,
     pole_side: bool,
+    /// Sine of the angle between the asked approach direction and the limb
+    /// plane of this joint-1 branch: orientation the branch cannot reach.
+    misaligned: f64,
     /// The target was out of reach and was moved to the nearest reachable point.
     clamped: bool,
     /// How far outside the bounds (rad, summed); 0 when inside.
@@ -582,43 +594,51 @@ impl AnalyticSolver {
             seed: &start,
             q5: start[4],
             pole,
+            approach: None,
         };
         let approach = orientation.map(|o| o * g.approach_tool);
+        plan.approach = approach;
         let sigma_of = |q1: f64| match (pitch, approach) {
             (Some(p), _) => g.pitch0 - p,
             (None, Some(app)) => g.pitch0 - g.pitch_of_direction(&app, q1),
             (None, None) => 0.0,
         };
-        // With an orientation the roll and the closed form depend on each
-        // other through a tool off the roll axis: alternate a few times.
-        let passes = if n == 5 && orientation.is_some() {
-            3
-        } else {
-            1
-        };
-        let mut best = Candidate::default();
-        for pass in 0..passes {
-            let candidates = g.candidates(&plan, sigma_of);
-            best = self.choose(candidates, &start);
-            if let Some(o) = orientation.filter(|_| n == 5) {
-                let tip = self.chain.fk(&best.q[..n]);
-                let axis = tip.rotation * g.approach_tool;
-                let from = tip.rotation * g.side_tool;
-                let to = o * g.side_tool;
-                if let Some(turn) = angle_about_axis(&axis, &from, &to) {
+        let best = match orientation.filter(|_| n == 5) {
+            None => self.choose(&mut g.candidates(&plan, sigma_of), &start),
+            Some(o) => {
+                // The asked approach direction must lie in the limb plane,
+                // which fixes joint 1 up to a half turn; with it the roll
+                // follows from the orientation. Joint 1 is then solved again
+                // from the position (exact when the pose is reachable,
+                // "position first" when it is not).
+                let app = approach.expect("orientation gives an approach");
+                let (x, y) = (app.dot(&g.a), app.dot(&g.u.cross(&g.a)));
+                let hypotheses = if x.hypot(y) > 1e-9 {
+                    let phi = y.atan2(x);
+                    [phi + FRAC_PI_2, phi - FRAC_PI_2]
+                } else {
+                    // Approach along joint 1's axis: any yaw is aligned,
+                    // take the position's.
+                    let first = self.choose(&mut g.candidates(&plan, sigma_of), &start);
+                    [first.q[0]; 2]
+                };
+                let mut all = [Candidate::default(); 8];
+                for (h, q1) in hypotheses.into_iter().enumerate() {
+                    let side = rotate(&g.u, q1, &g.a);
+                    let turn = angle_about_axis(&app, &side, &(o * g.side_tool)).unwrap_or(0.0);
                     let (lo, hi) = (self.bounds.lower[4], self.bounds.upper[4]);
-                    let (q5, violation) = fit_winding(best.q[4] + turn, start[4], lo, hi);
-                    best.q[4] = q5.clamp(lo, hi);
-                    best.violation += violation;
-                    if pass + 1 < passes {
-                        plan.q5 = best.q[4];
-                    }
+                    plan.q5 = fit_winding(g.s5 * turn, start[4], lo, hi).0;
+                    all[4 * h..4 * h + 4].copy_from_slice(&g.candidates(&plan, sigma_of));
                 }
+                self.choose(&mut all, &start)
             }
-        }
+        };
+        let mut best = best;
 
+        // Polish even a clamped or out-of-limits answer: the best iterate is
+        // kept, so it never gets worse, and a pose on a limit may be exact.
         let mut iterations = 1;
-        if !best.clamped && best.violation == 0.0 {
+        {
             let secondary = match (orientation, pitch) {
                 (Some(o), _) if n == 5 => Secondary::Orientation(o),
                 (_, Some(p)) => Secondary::Pitch(p),
@@ -642,9 +662,10 @@ impl AnalyticSolver {
     }
 
     /// Fits each candidate into the bounds and picks one: inside the bounds
-    /// first (limits are constraints), then the requested bend (a
-    /// preference), then closest to the seed.
-    fn choose(&self, mut candidates: [Candidate; 4], seed: &[f64; 5]) -> Candidate {
+    /// first (limits are constraints), then reaching the target in the ideal
+    /// model (position, then the approach direction), then the requested bend (a preference), then closest to the
+    /// seed.
+    fn choose(&self, candidates: &mut [Candidate], seed: &[f64; 5]) -> Candidate {
         let n = self.geometry.dof;
         for c in candidates.iter_mut() {
             for i in 0..n {
@@ -665,6 +686,9 @@ impl AnalyticSolver {
             let feasible = c.violation <= 1e-12;
             (
                 !feasible,
+                c.clamped,
+                // Model error (a few micro-radians) is not a preference.
+                if c.misaligned < 1e-7 { 0.0 } else { c.misaligned },
                 !bend_ok(c),
                 if feasible { c.distance } else { c.violation },
             )
@@ -676,7 +700,7 @@ impl AnalyticSolver {
                     .partial_cmp(&key(y))
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
-            .expect("four candidates")
+            .expect("at least one candidate")
     }
 
     /// Newton steps on the real chain: the position exactly (least-norm
@@ -726,6 +750,7 @@ impl AnalyticSolver {
                 }
             }
             let cost = ep.norm() + 0.1 * es.norm();
+            if std::env::var_os("ANALYTIC_DEBUG").is_some() { eprintln!("polish {it} ep {:.3e} es {:.3e} q {:?}", ep.norm(), es.norm(), q); }
             if cost < best.0 {
                 best = (cost, *q);
             }
