@@ -19,7 +19,9 @@ const TIGHT: Tolerance = Tolerance {
 };
 
 fn urdf(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("urdf").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("urdf")
+        .join(name)
 }
 
 /// The shared folder, or `None` (after printing SKIP) when it is absent
@@ -118,7 +120,11 @@ fn leg_random_targets_all_reached() {
         let q = random_q(&chain, &mut rng);
         let p = chain.fk(&q).translation.vector;
         let sol = s.solve(&Target::position(p), &mid).unwrap();
-        assert_eq!(sol.status, Status::Converged, "sample {k}: q {q:?} -> {sol:?}");
+        assert_eq!(
+            sol.status,
+            Status::Converged,
+            "sample {k}: q {q:?} -> {sol:?}"
+        );
         assert!(sol.position_error <= 1e-9);
         assert!(chain.within_limits(&sol.q));
     }
@@ -230,15 +236,32 @@ fn out_of_reach_is_clamped_along_the_line_and_flagged() {
     // Straight below the hip flexion axis, 1 m down: the leg stretches.
     let target = hip + Vector3::new(0.0, 0.0, -1.0);
     let mut s = solver(&chain, AnalyticOptions::default());
-    let sol = s.solve(&Target::position(target), &chain.mid_configuration()).unwrap();
+    let sol = s
+        .solve(&Target::position(target), &chain.mid_configuration())
+        .unwrap();
     assert_eq!(sol.status, Status::BestEffort(Reason::OutOfReach));
     assert!(chain.within_limits(&sol.q));
     let tip = chain.fk(&sol.q).translation.vector;
+    let hip = joint_origin(&chain, &sol.q, 1);
+    println!(
+        "out of reach: |tip - hip| {:.12} (reach {reach}), error {:.12} (1 - reach {:.12})",
+        (tip - hip).norm(),
+        sol.position_error,
+        1.0 - reach
+    );
+    // Stretched, on the line from the hip towards the target (up to the
+    // small abduction the polish adds: turning it brings the offset foot
+    // a little closer than the closed-form clamp).
     assert!(((tip - hip).norm() - reach).abs() < 1e-9, "stretched");
-    assert!((sol.position_error - (1.0 - reach)).abs() < 1e-9, "{sol:?}");
-    // On the line from the hip towards the target.
-    let dir = (target - hip).normalize();
-    assert!(((tip - hip) - dir * reach).norm() < 1e-9);
+    assert!(sol.position_error <= 1.0 - reach + 1e-12, "{sol:?}");
+    assert!((sol.position_error - (1.0 - reach)).abs() < 1e-3, "{sol:?}");
+    // In the limb plane, the foot points from the hip straight at the target.
+    let mut frames = Frames::new(&chain);
+    chain.joint_frames(&sol.q, &mut frames);
+    let a = frames.axes[1];
+    let to_target = target - hip;
+    let in_plane = (to_target - a * a.dot(&to_target)).normalize();
+    assert!(((tip - hip) - in_plane * reach).norm() < 1e-9);
 }
 
 #[test]
@@ -251,7 +274,11 @@ fn far_targets_give_finite_in_limit_best_effort() {
     for chain in &chains {
         let mut s = solver(chain, AnalyticOptions::default());
         for _ in 0..200 {
-            let dir = Vector3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+            let dir = Vector3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
             let seed = random_q(chain, &mut rng);
             for scale in [1e6, 10.0] {
                 let target = Target::position(dir * scale);
@@ -334,7 +361,8 @@ fn arm_pitch_convention() {
     // forward along +x: pitch 0.
     let up = approach_pitch(&chain, &[0.0; 5]).unwrap();
     assert!((up - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
-    let forward = approach_pitch(&chain, &[0.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]).unwrap();
+    let forward =
+        approach_pitch(&chain, &[0.0, std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]).unwrap();
     assert!(forward.abs() < 1e-9);
 }
 
@@ -348,7 +376,9 @@ fn arm_full_orientation_from_reachable_poses() {
         let q = random_q(&chain, &mut rng);
         let pose = chain.fk(&q);
         let rot = UnitQuaternion::from_rotation_matrix(&pose.rotation);
-        let sol = s.solve(&Target::pose(pose.translation.vector, rot), &mid).unwrap();
+        let sol = s
+            .solve(&Target::pose(pose.translation.vector, rot), &mid)
+            .unwrap();
         assert_eq!(sol.status, Status::Converged, "q {q:?}: {sol:?}");
     }
 }
@@ -371,7 +401,12 @@ fn so101_orientation_samples_reached_from_mid() {
     for (k, sol) in failed.iter().take(10) {
         println!("sample {k}: {sol:?}");
     }
-    assert!(failed.is_empty(), "{} of {} not reached", failed.len(), samples.len());
+    assert!(
+        failed.is_empty(),
+        "{} of {} not reached",
+        failed.len(),
+        samples.len()
+    );
 }
 
 #[test]
@@ -490,19 +525,5 @@ fn timing_report() {
             times[times.len() / 2],
             times[times.len() * 99 / 100]
         );
-    }
-}
-
-#[test]
-fn debug_one() {
-    let Some(shared) = shared() else { return };
-    let chain = so101(&shared);
-    let (mid, samples) = load_targets(shared.join("targets/so101.json"));
-    for k in [8usize, 102] {
-        let sample = &samples[k];
-        let target = Target::pose(Vector3::from(sample.position), quat(sample.quaternion));
-        let mut s = solver(&chain, AnalyticOptions::default());
-        let sol = s.solve(&target, &mid).unwrap();
-        println!("{sol:?}");
     }
 }

@@ -298,7 +298,11 @@ pub fn describe(chain: &Chain) -> Result<HipKnee, IkError> {
         end,
         tip,
         roll: (n == 5).then(|| (p(4), axis(4))),
-        s5: if n == 5 { approach.dot(&axis(4)).signum() } else { 1.0 },
+        s5: if n == 5 {
+            approach.dot(&axis(4)).signum()
+        } else {
+            1.0
+        },
         u1,
         u2,
         beta: cross2(&u1, &u2).atan2(u1.dot(&u2)),
@@ -663,17 +667,17 @@ impl AnalyticSolver {
 
     /// Fits each candidate into the bounds and picks one: inside the bounds
     /// first (limits are constraints), then reaching the target in the ideal
-    /// model (position, then the approach direction), then the requested bend (a preference), then closest to the
-    /// seed.
+    /// model (position, then the approach direction), then the requested
+    /// bend (a preference), then closest to the seed.
     fn choose(&self, candidates: &mut [Candidate], seed: &[f64; 5]) -> Candidate {
         let n = self.geometry.dof;
         for c in candidates.iter_mut() {
-            for i in 0..n {
-                let (v, viol) =
-                    fit_winding(c.q[i], seed[i], self.bounds.lower[i], self.bounds.upper[i]);
-                c.q[i] = v.clamp(self.bounds.lower[i], self.bounds.upper[i]);
+            for (i, &s) in seed.iter().enumerate().take(n) {
+                let (lo, hi) = (self.bounds.lower[i], self.bounds.upper[i]);
+                let (v, viol) = fit_winding(c.q[i], s, lo, hi);
+                c.q[i] = v.clamp(lo, hi);
                 c.violation += viol;
-                c.distance += (c.q[i] - seed[i]).powi(2);
+                c.distance += (c.q[i] - s).powi(2);
             }
         }
         let bend_ok = |c: &Candidate| match self.options.bend {
@@ -688,7 +692,11 @@ impl AnalyticSolver {
                 !feasible,
                 c.clamped,
                 // Model error (a few micro-radians) is not a preference.
-                if c.misaligned < 1e-7 { 0.0 } else { c.misaligned },
+                if c.misaligned < 1e-7 {
+                    0.0
+                } else {
+                    c.misaligned
+                },
                 !bend_ok(c),
                 if feasible { c.distance } else { c.violation },
             )
@@ -750,7 +758,6 @@ impl AnalyticSolver {
                 }
             }
             let cost = ep.norm() + 0.1 * es.norm();
-            if std::env::var_os("ANALYTIC_DEBUG").is_some() { eprintln!("polish {it} ep {:.3e} es {:.3e} q {:?}", ep.norm(), es.norm(), q); }
             if cost < best.0 {
                 best = (cost, *q);
             }
@@ -758,8 +765,8 @@ impl AnalyticSolver {
                 break;
             }
             used += 1;
-            for i in 0..n {
-                if free[i] {
+            for (i, &is_free) in free.iter().enumerate().take(n) {
+                if is_free {
                     jp.set_column(i, &self.frames.columns[i].linear);
                 } else {
                     js.set_column(i, &Vector3::zeros());
