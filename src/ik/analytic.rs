@@ -19,7 +19,7 @@ use super::geometry::angle_about_axis;
 use super::metric::rotation_error;
 use super::{Common, IkError, Reason, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform, wrap_angle};
-use nalgebra::{SMatrix, UnitQuaternion, Vector2, Vector3};
+use nalgebra::{Matrix3, SMatrix, UnitQuaternion, Vector2, Vector3};
 use std::f64::consts::{FRAC_PI_2, TAU};
 
 /// Which of the two knee (elbow) solutions to take.
@@ -492,6 +492,9 @@ struct Candidate {
 /// failing that the one closest to the bounds (returned with its violation).
 fn fit_winding(angle: f64, near: f64, lo: f64, hi: f64) -> (f64, f64) {
     let base = angle + ((near - angle) / TAU).round() * TAU;
+    if (lo..=hi).contains(&base) {
+        return (base, 0.0); // the usual case: the nearest turn is allowed
+    }
     let mut best = (base, f64::INFINITY, f64::INFINITY);
     for k in [-1.0, 0.0, 1.0] {
         let v = base + k * TAU;
@@ -502,6 +505,12 @@ fn fit_winding(angle: f64, near: f64, lo: f64, hi: f64) -> (f64, f64) {
         }
     }
     (best.0, best.1)
+}
+
+/// `mᵀ (m mᵀ + damping I)⁻¹`, the damped least-norm inverse of a 3x5 map.
+fn damped_pinv(m: &SMatrix<f64, 3, 5>, damping: f64) -> Option<SMatrix<f64, 5, 3>> {
+    let gram = m * m.transpose() + Matrix3::identity() * damping;
+    gram.try_inverse().map(|inv| m.transpose() * inv)
 }
 
 /// What the Newton polish matches besides the position.
@@ -639,10 +648,15 @@ impl AnalyticSolver {
         };
         let mut best = best;
 
-        // Polish even a clamped or out-of-limits answer: the best iterate is
-        // kept, so it never gets worse, and a pose on a limit may be exact.
+        // On an ideal chain a clean closed-form answer is exact already.
+        // Anything else is polished, even a clamped or out-of-limits
+        // answer: the best iterate is kept, so it never gets worse.
+        let exact = g.deviation < 1e-12
+            && !best.clamped
+            && best.violation == 0.0
+            && best.misaligned < 1e-12;
         let mut iterations = 1;
-        {
+        if !exact {
             let secondary = match (orientation, pitch) {
                 (Some(o), _) if n == 5 => Secondary::Orientation(o),
                 (_, Some(p)) => Secondary::Pitch(p),
@@ -728,34 +742,18 @@ impl AnalyticSolver {
         let mut best = (f64::INFINITY, *q);
         let mut used = 0;
         for it in 0..=POLISH_ITERATIONS {
-            let tip = self.chain.jacobian(&q[..n], &mut self.frames);
+            // The residual from plain FK first: on an ideal chain the closed
+            // form is already exact and no Jacobian is needed.
+            let tip = self.chain.fk(&q[..n]);
             let ep = target.position - tip.translation.vector;
             let mut es = Vector3::zeros();
-            let mut js = SMatrix::<f64, 3, 5>::zeros();
-            let mut jp = SMatrix::<f64, 3, 5>::zeros();
+            let app = tip.rotation * g.approach_tool;
+            let forward = rotate(&g.u, q[0], &g.a).cross(&g.u);
+            let (y, x) = (app.dot(&g.u), app.dot(&forward));
             match secondary {
                 Secondary::None => {}
-                Secondary::Pitch(p) => {
-                    let app = tip.rotation * g.approach_tool;
-                    let forward = self.frames.axes[1].cross(&g.u);
-                    let (y, x) = (app.dot(&g.u), app.dot(&forward));
-                    es.x = wrap_angle(p - y.atan2(x));
-                    let norm = (x * x + y * y).max(1e-300);
-                    for i in 0..n {
-                        let dapp = self.frames.axes[i].cross(&app);
-                        let mut dx = dapp.dot(&forward);
-                        if i == 0 {
-                            dx += app.dot(&g.u.cross(&forward));
-                        }
-                        js[(0, i)] = (x * dapp.dot(&g.u) - y * dx) / norm;
-                    }
-                }
-                Secondary::Orientation(o) => {
-                    es = rotation_error(&tip, &o);
-                    for i in 0..n {
-                        js.set_column(i, &self.frames.axes[i]);
-                    }
-                }
+                Secondary::Pitch(p) => es.x = wrap_angle(p - y.atan2(x)),
+                Secondary::Orientation(o) => es = rotation_error(&tip, &o),
             }
             let cost = ep.norm() + 0.1 * es.norm();
             if cost < best.0 {
@@ -765,27 +763,48 @@ impl AnalyticSolver {
                 break;
             }
             used += 1;
+            self.chain.jacobian(&q[..n], &mut self.frames);
+            let mut js = SMatrix::<f64, 3, 5>::zeros();
+            let mut jp = SMatrix::<f64, 3, 5>::zeros();
             for (i, &is_free) in free.iter().enumerate().take(n) {
-                if is_free {
-                    jp.set_column(i, &self.frames.columns[i].linear);
-                } else {
-                    js.set_column(i, &Vector3::zeros());
+                if !is_free {
+                    continue;
+                }
+                let axis = self.frames.axes[i];
+                jp.set_column(i, &self.frames.columns[i].linear);
+                match secondary {
+                    Secondary::None => {}
+                    Secondary::Pitch(_) => {
+                        // d atan2(y, x): the approach turns about each axis,
+                        // and "forward" turns with joint 1.
+                        let dapp = axis.cross(&app);
+                        let mut dx = dapp.dot(&forward);
+                        if i == 0 {
+                            dx += app.dot(&g.u.cross(&forward));
+                        }
+                        js[(0, i)] = (x * dapp.dot(&g.u) - y * dx) / (x * x + y * y).max(1e-300);
+                    }
+                    Secondary::Orientation(_) => js.set_column(i, &axis),
                 }
             }
-            let Ok(jp_pinv) = jp.svd(true, true).pseudo_inverse(1e-9) else {
+            // Damped right pseudo-inverses: 3x3 inverses only (an SVD would
+            // cost more than the whole closed form). The damping only
+            // matters near singular poses, where the step cap and keeping
+            // the best iterate take over.
+            let Some(jp_pinv) = damped_pinv(&jp, 1e-10) else {
                 break;
             };
             let step1 = jp_pinv * ep;
             let null = SMatrix::<f64, 5, 5>::identity() - jp_pinv * jp;
             let m = js * null;
-            let step2 = match m.svd(true, true).pseudo_inverse(1e-9) {
-                Ok(m_pinv) => m_pinv * (es - js * step1),
-                Err(_) => SMatrix::<f64, 5, 1>::zeros(),
+            let step2 = match damped_pinv(&m, 1e-9) {
+                Some(m_pinv) => m_pinv * (es - js * step1),
+                None => SMatrix::<f64, 5, 1>::zeros(),
             };
             let mut step = step1 + null * step2;
             let size = step.norm();
-            if !size.is_finite() {
-                break;
+            if !size.is_finite() || size < 1e-15 {
+                break; // nothing left to gain (e.g. an unreachable pitch)
             }
             if size > 0.2 {
                 step *= 0.2 / size;
