@@ -408,9 +408,20 @@ impl HipKnee {
             let phi = y.atan2(x);
             [phi + alpha, phi - alpha]
         };
+        let branches = match plan.near {
+            Some(h) if wrap_angle(branches[1] - h).abs() < wrap_angle(branches[0] - h).abs() => {
+                [branches[1]; 2]
+            }
+            Some(_) => [branches[0]; 2],
+            None => branches,
+        };
         let (l1, l2) = (self.u1.norm(), self.u2.norm());
         let mut out = [Candidate::default(); 4];
         for (b, &q1) in branches.iter().enumerate() {
+            if b == 1 && q1 == branches[0] {
+                out.copy_within(0..2, 2); // one branch only: no need to redo it
+                break;
+            }
             let local = self.p1 + rotate(&self.u, -q1, &v);
             let sigma = sigma_of(q1);
             let wrist = local - rotate(&self.a, sigma, &offset);
@@ -469,6 +480,9 @@ struct Plan<'a> {
     pole: Option<Vector3<f64>>,
     /// The approach direction asked by an orientation target.
     approach: Option<Vector3<f64>>,
+    /// Only the joint-1 branch nearest this angle (the one an orientation
+    /// hypothesis aligns; the other belongs to the other hypothesis).
+    near: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -608,6 +622,7 @@ impl AnalyticSolver {
             q5: start[4],
             pole,
             approach: None,
+            near: None,
         };
         let approach = orientation.map(|o| o * g.approach_tool);
         plan.approach = approach;
@@ -641,6 +656,7 @@ impl AnalyticSolver {
                     let turn = angle_about_axis(&app, &side, &(o * g.side_tool)).unwrap_or(0.0);
                     let (lo, hi) = (self.bounds.lower[4], self.bounds.upper[4]);
                     plan.q5 = fit_winding(g.s5 * turn, start[4], lo, hi).0;
+                    plan.near = Some(q1);
                     all[4 * h..4 * h + 4].copy_from_slice(&g.candidates(&plan, sigma_of));
                 }
                 self.choose(&mut all, &start)
