@@ -35,6 +35,11 @@ pub struct CcdOptions {
     /// making progress (a joint limit or a local minimum); the restarts draw
     /// on the same iteration cap. Off: stop at the first stall.
     pub restarts: bool,
+    /// After each sweep, repeat its step (doubling) while the error keeps
+    /// falling: a pattern move, not part of the classic method, that cuts
+    /// the iterations several-fold near full stretch and joint limits.
+    /// Off: the classic method alone.
+    pub pattern_moves: bool,
 }
 
 impl Default for CcdOptions {
@@ -46,6 +51,7 @@ impl Default for CcdOptions {
             incremental: false,
             start: Start::Warm,
             restarts: true,
+            pattern_moves: true,
         }
     }
 }
@@ -70,6 +76,7 @@ impl CcdOptions {
             epsilon: self.epsilon,
             start: &self.start,
             restarts: self.restarts,
+            pattern_moves: self.pattern_moves,
         }
     }
 }

@@ -21,6 +21,9 @@ const STALL_WINDOW: u32 = 6;
 /// Relative improvement of an attempt's best error that counts as progress.
 const PROGRESS: f64 = 2e-3;
 
+/// Most trials of one pattern move (the step grows up to 2^8 - 1 times).
+const PATTERN_DOUBLINGS: u32 = 8;
+
 /// Seed of the restart generator: fixed, so a solve depends only on its
 /// inputs (a reset start gives the same answer for any seed).
 const RESTART_SEED: u64 = 0xcc_d0_fab;
@@ -47,6 +50,7 @@ pub(crate) struct Plan<'a> {
     pub epsilon: Option<f64>,
     pub start: &'a Start,
     pub restarts: bool,
+    pub pattern_moves: bool,
 }
 
 /// Checks the options both heuristic solvers have.
@@ -91,6 +95,8 @@ pub(crate) struct Search {
     reach: f64,
     q: Vec<f64>,
     best: Vec<f64>,
+    previous: Vec<f64>,
+    trial: Vec<f64>,
 }
 
 impl Search {
@@ -110,6 +116,8 @@ impl Search {
             reach,
             q: vec![0.0; n],
             best: vec![0.0; n],
+            previous: vec![0.0; n],
+            trial: vec![0.0; n],
         }
     }
 
@@ -152,9 +160,13 @@ impl Search {
         let mut iterations = 0;
         while !error.reached(target, epsilon, &common.tolerance) && iterations < plan.max_iterations
         {
+            self.previous.copy_from_slice(&self.q);
             sweep.sweep(chain, &self.bounds, target, &mut self.q, iterations);
             iterations += 1;
             error = Error::of(chain, &self.q, target);
+            if plan.pattern_moves {
+                error = self.pattern_move(chain, target, error);
+            }
             if error.score < best {
                 best = error.score;
                 self.best.copy_from_slice(&self.q);
@@ -193,6 +205,32 @@ impl Search {
             iterations,
             why_not,
         )
+    }
+}
+
+impl Search {
+    /// A pattern move (as in Hooke and Jeeves' search): repeats the step the
+    /// last sweep made, doubling it while the error keeps falling. Coordinate
+    /// methods crawl along narrow valleys (an arm near full stretch, a joint
+    /// on its limit) in many small zig-zag sweeps whose sum points along the
+    /// valley; following that sum is what cuts the iterations. Costs one
+    /// forward kinematics per trial and never makes the error worse.
+    fn pattern_move(&mut self, chain: &Chain, target: &Target, mut error: Error) -> Error {
+        let mut scale = 1.0;
+        for _ in 0..PATTERN_DOUBLINGS {
+            for i in 0..self.q.len() {
+                let step = self.q[i] - self.previous[i];
+                self.trial[i] = self.bounds.clamp_one(i, self.q[i] + scale * step);
+            }
+            let e = Error::of(chain, &self.trial, target);
+            if e.score >= error.score {
+                break;
+            }
+            self.q.copy_from_slice(&self.trial);
+            error = e;
+            scale *= 2.0;
+        }
+        error
     }
 }
 
