@@ -157,6 +157,7 @@ impl Search {
         let mut attempt_best = best;
         let mut stale = 0;
         let mut stalled = false;
+        let mut restarts = 0;
         let mut iterations = 0;
         while !error.reached(target, epsilon, &common.tolerance) && iterations < plan.max_iterations
         {
@@ -182,7 +183,8 @@ impl Search {
                 if out_of_reach || !plan.restarts {
                     break;
                 }
-                self.bounds.sample(&mut rng, &mut self.q);
+                restarts += 1;
+                self.restart(&mut rng, restarts);
                 error = Error::of(chain, &self.q, target);
                 attempt_best = error.score;
                 stale = 0;
@@ -209,6 +211,19 @@ impl Search {
 }
 
 impl Search {
+    /// Restart `k` (from 1) starts from the best pose moved `k/4` of the way
+    /// to a random pose within the bounds: the first restarts stay near the
+    /// best pose (a warm-started tracker should not jump to another
+    /// branch), later ones search the whole range.
+    fn restart(&mut self, rng: &mut Rng, k: u32) {
+        self.bounds.sample(rng, &mut self.trial);
+        let reach = (f64::from(k) / 4.0).min(1.0);
+        for i in 0..self.q.len() {
+            let v = self.best[i] + reach * (self.trial[i] - self.best[i]);
+            self.q[i] = self.bounds.clamp_one(i, v);
+        }
+    }
+
     /// A pattern move (as in Hooke and Jeeves' search): repeats the step the
     /// last sweep made, doubling it while the error keeps falling. Coordinate
     /// methods crawl along narrow valleys (an arm near full stretch, a joint
