@@ -1,7 +1,12 @@
 //! What the two heuristic solvers (CCD and FABRIK) share: the outer loop
-//! (start pose, epsilon exit, iteration cap, stall detection and restarts,
-//! the reason a solve stopped) and the turn of one joint that best serves
-//! several weighted directions at once.
+//! (start pose, epsilon exit, iteration cap, pattern moves, stall detection
+//! and restarts, the reason a solve stopped) and the turn of one joint that
+//! best serves several weighted directions at once.
+//!
+//! The reason reported when the tolerance is not met: `OutOfReach` when the
+//! target is farther from the first joint than the sum of the segment
+//! lengths (the search then stops at its first stall), else `Stalled` when
+//! an attempt stopped improving at least once, else `IterationCap`.
 //!
 //! Each solver supplies only its sweep, one iteration of its own method
 //! ([`Sweep`]); everything around it is here so that both stop, restart and
@@ -26,7 +31,7 @@ const PATTERN_DOUBLINGS: u32 = 8;
 
 /// Seed of the restart generator: fixed, so a solve depends only on its
 /// inputs (a reset start gives the same answer for any seed).
-const RESTART_SEED: u64 = 0xcc_d0_fab;
+const RESTART_SEED: u64 = 0x0ccd_0fab;
 
 /// One iteration of a heuristic solver.
 pub(crate) trait Sweep {
