@@ -11,6 +11,7 @@ pub mod bounds;
 pub mod ccd;
 pub mod fabrik;
 pub mod geometry;
+mod heuristic;
 pub mod jacobian;
 pub mod metric;
 mod rng;
