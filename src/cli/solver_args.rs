@@ -81,7 +81,6 @@ impl SolverArgs {
             SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions {
                 bend: parse_bend(&self.bend)?,
                 pitch: self.pitch,
-                ..Default::default()
             }),
             SolverKind::Ccd => {
                 let mut o = CcdOptions {

@@ -17,7 +17,7 @@
 use super::bounds::Bounds;
 use super::geometry::angle_about_axis;
 use super::metric::rotation_error;
-use super::{Common, IkError, Reason, Solution, Target, finish};
+use super::{Common, IkError, Outcome, Reason, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform, wrap_angle};
 use nalgebra::{Matrix3, SMatrix, UnitQuaternion, Vector2, Vector3};
 use std::f64::consts::{FRAC_PI_2, TAU};
@@ -688,10 +688,12 @@ impl AnalyticSolver {
             &self.bounds,
             target,
             &self.common.tolerance,
-            best.q[..n].to_vec(),
             &start[..n],
-            iterations,
-            Reason::OutOfReach,
+            Outcome {
+                q: best.q[..n].to_vec(),
+                iterations,
+                why_not: Reason::OutOfReach,
+            },
         )
     }
 

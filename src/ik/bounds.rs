@@ -148,7 +148,7 @@ impl Bounds {
     /// unbounded joints in `[-pi, pi]`); locked joints keep their value.
     pub fn sample(&self, rng: &mut Rng, q: &mut [f64]) {
         use std::f64::consts::PI;
-        for i in 0..q.len() {
+        for (i, v) in q.iter_mut().enumerate() {
             if self.locked[i] {
                 continue;
             }
@@ -162,7 +162,7 @@ impl Bounds {
             } else {
                 PI
             };
-            q[i] = rng.range(lo, hi);
+            *v = rng.range(lo, hi);
         }
     }
 

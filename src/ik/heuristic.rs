@@ -14,7 +14,7 @@
 
 use super::geometry::angle_about_axis;
 use super::metric::pose_error;
-use super::{Bounds, Common, IkError, Reason, Rng, Solution, Start, Target, finish};
+use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Start, Target, finish};
 use crate::model::{Chain, JointKind, Transform};
 use nalgebra::{Point3, Vector3};
 
@@ -207,10 +207,12 @@ impl Search {
             &self.bounds,
             target,
             &common.tolerance,
-            self.best.clone(),
             seed,
-            iterations,
-            why_not,
+            Outcome {
+                q: self.best.clone(),
+                iterations,
+                why_not,
+            },
         )
     }
 }

@@ -15,7 +15,7 @@
 //!   control loop's deadline.
 
 use super::metric::{PoseError, pose_error};
-use super::{Bounds, Common, IkError, Reason, Rng, Solution, Target, finish};
+use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform};
 use std::time::{Duration, Instant};
 
@@ -133,6 +133,8 @@ struct Workspace {
     step: Vec<f64>,
     rhs: Vec<f64>,
     scratch: Vec<f64>,
+    pull: Vec<f64>,
+    projected: Vec<f64>,
     normal: Vec<f64>,
     factor: Vec<f64>,
     active: Vec<bool>,
@@ -157,6 +159,8 @@ impl JacobianSolver {
             step: vec![0.0; n],
             rhs: vec![0.0; n],
             scratch: vec![0.0; n],
+            pull: vec![0.0; n],
+            projected: vec![0.0; n],
             normal: vec![0.0; n * n],
             factor: vec![0.0; n * n],
             active: vec![true; n],
@@ -235,10 +239,12 @@ impl JacobianSolver {
             &ws.bounds,
             target,
             &tol,
-            ws.best.clone(),
             &clean_seed,
-            iterations,
-            why_not,
+            Outcome {
+                q: ws.best.clone(),
+                iterations,
+                why_not,
+            },
         )
     }
 }
@@ -460,18 +466,11 @@ fn normal_equations(
     }
 }
 
-/// Solves `(A + λI) x = g` over the active joints by Cholesky; inactive
-/// joints get `x = 0`. Returns false when the matrix is not positive
-/// definite (the caller raises the damping).
-fn damped_solve(
-    a: &[f64],
-    g: &[f64],
-    active: &[bool],
-    lambda: f64,
-    n: usize,
-    l: &mut [f64],
-    x: &mut [f64],
-) -> bool {
+/// Factors `A + λI` over the active joints into `l` (lower Cholesky,
+/// row-major); inactive joints get an identity row so their step is 0.
+/// Returns false when the matrix is not positive definite (the caller raises
+/// the damping).
+fn factor(a: &[f64], active: &[bool], lambda: f64, n: usize, l: &mut [f64]) -> bool {
     for i in 0..n {
         for j in 0..=i {
             l[i * n + j] = if active[i] && active[j] {
@@ -483,7 +482,6 @@ fn damped_solve(
             };
         }
     }
-    // In-place lower Cholesky.
     for j in 0..n {
         let mut d = l[j * n + j];
         for k in 0..j {
@@ -502,9 +500,13 @@ fn damped_solve(
             l[i * n + j] = s / d;
         }
     }
-    // Forward then backward substitution.
+    true
+}
+
+/// Solves `L Lᵀ x = b` (inactive entries of `b` read as 0).
+fn substitute(l: &[f64], b: &[f64], active: &[bool], n: usize, x: &mut [f64]) {
     for i in 0..n {
-        let mut s = if active[i] { g[i] } else { 0.0 };
+        let mut s = if active[i] { b[i] } else { 0.0 };
         for k in 0..i {
             s -= l[i * n + k] * x[k];
         }
@@ -517,49 +519,43 @@ fn damped_solve(
         }
         x[i] = s / l[i * n + i];
     }
+}
+
+/// Solves `(A + λI) x = g` over the active joints.
+fn damped_solve(
+    a: &[f64],
+    g: &[f64],
+    active: &[bool],
+    lambda: f64,
+    n: usize,
+    l: &mut [f64],
+    x: &mut [f64],
+) -> bool {
+    if !factor(a, active, lambda, n, l) {
+        return false;
+    }
+    substitute(l, g, active, n, x);
     true
 }
 
 /// Adds `k (I - (A+λI)⁻¹ A)(rest - q)` to the step: the part of a pull
 /// toward the rest pose that the task does not see (the damped null-space
-/// projector, reusing the Cholesky factor of this step).
+/// projector, reusing this step's Cholesky factor).
 fn add_null_space_pull(ws: &mut Workspace, rest: &[f64], gain: f64, n: usize) {
-    for i in 0..n {
-        ws.scratch[i] = if ws.active[i] {
+    for (i, z) in ws.pull.iter_mut().enumerate() {
+        *z = if ws.active[i] {
             gain * (rest[i] - ws.q[i])
         } else {
             0.0
         };
     }
-    // rhs' = A z
-    let mut az = [0.0f64; 64];
-    let az = &mut az[..n.min(64)];
-    if n > 64 {
-        return;
+    for (i, az) in ws.scratch.iter_mut().enumerate() {
+        *az = (0..n).map(|j| ws.normal[i * n + j] * ws.pull[j]).sum();
     }
-    for i in 0..n {
-        az[i] = (0..n).map(|j| ws.normal[i * n + j] * ws.scratch[j]).sum();
-    }
-    // w = (A+λI)⁻¹ A z, with the factor already in ws.factor.
-    let l = &ws.factor;
-    let mut w = [0.0f64; 64];
-    for i in 0..n {
-        let mut s = if ws.active[i] { az[i] } else { 0.0 };
-        for k in 0..i {
-            s -= l[i * n + k] * w[k];
-        }
-        w[i] = s / l[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let mut s = w[i];
-        for k in i + 1..n {
-            s -= l[k * n + i] * w[k];
-        }
-        w[i] = s / l[i * n + i];
-    }
+    substitute(&ws.factor, &ws.scratch, &ws.active, n, &mut ws.projected);
     for i in 0..n {
         if ws.active[i] {
-            ws.step[i] += ws.scratch[i] - w[i];
+            ws.step[i] += ws.pull[i] - ws.projected[i];
         }
     }
 }

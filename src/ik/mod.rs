@@ -25,7 +25,7 @@ pub use fabrik::FabrikOptions;
 pub use jacobian::JacobianOptions;
 pub use metric::{PoseError, Tolerance};
 pub use rng::Rng;
-pub use solution::{Reason, Solution, Status, finish};
+pub use solution::{Outcome, Reason, Solution, Status, finish};
 pub use target::Target;
 
 use crate::model::Chain;
@@ -101,21 +101,12 @@ impl std::fmt::Display for SolverKind {
 }
 
 /// Options common to every solver.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Common {
     /// When a pose counts as reached.
     pub tolerance: Tolerance,
     /// Per-joint mode; empty means every joint is free within its limits.
     pub modes: Vec<JointMode>,
-}
-
-impl Default for Common {
-    fn default() -> Self {
-        Common {
-            tolerance: Tolerance::default(),
-            modes: Vec::new(),
-        }
-    }
 }
 
 /// A solver and its options, chosen at run time.
@@ -154,7 +145,7 @@ impl SolverConfig {
 /// `solve` at the control rate and the match is free.
 #[derive(Debug, Clone)]
 pub enum Solver {
-    Jacobian(jacobian::JacobianSolver),
+    Jacobian(Box<jacobian::JacobianSolver>),
     Analytic(Box<analytic::AnalyticSolver>),
     Ccd(ccd::CcdSolver),
     Fabrik(fabrik::FabrikSolver),
@@ -176,7 +167,7 @@ impl Solver {
         }
         Ok(match config {
             SolverConfig::Jacobian(o) => {
-                Solver::Jacobian(jacobian::JacobianSolver::new(chain, o, common)?)
+                Solver::Jacobian(Box::new(jacobian::JacobianSolver::new(chain, o, common)?))
             }
             SolverConfig::Analytic(o) => {
                 Solver::Analytic(Box::new(analytic::AnalyticSolver::new(chain, o, common)?))

@@ -97,20 +97,33 @@ pub struct Solution {
     pub status: Status,
 }
 
-/// The shared last step of every solver: normalises `q` into the bounds
-/// (NaN falls back to `seed`), measures the achieved error with the chain's
-/// own forward kinematics, and decides the status. `why_not` is the reason
-/// reported when the pose is not within tolerance.
+/// What a solver found, handed to [`finish`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The best joint vector found (may still hold NaN or leave the bounds
+    /// by rounding: `finish` deals with both).
+    pub q: Vec<f64>,
+    pub iterations: u32,
+    /// The reason reported when the pose is not within tolerance.
+    pub why_not: Reason,
+}
+
+/// The shared last step of every solver: normalises the outcome's joints
+/// into the bounds (NaN falls back to `seed`), measures the achieved error
+/// with the chain's own forward kinematics, and decides the status.
 pub fn finish(
     chain: &Chain,
     bounds: &Bounds,
     target: &Target,
     tol: &Tolerance,
-    mut q: Vec<f64>,
     seed: &[f64],
-    iterations: u32,
-    why_not: Reason,
+    outcome: Outcome,
 ) -> Solution {
+    let Outcome {
+        mut q,
+        iterations,
+        why_not,
+    } = outcome;
     let broke = q.iter().any(|v| !v.is_finite());
     bounds.normalize(&mut q, seed);
     let tip = chain.fk(&q);
