@@ -23,11 +23,15 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
-    let solvers: Vec<(SolverKind, Result<(), String>)> = SolverKind::ALL
+    // Whether a solver applies is whatever binding it to the chain says.
+    let solvers: Vec<(SolverKind, Result<String, String>)> = SolverKind::ALL
         .into_iter()
         .map(|k| {
             let fits = Solver::new(&chain, SolverConfig::default_for(k), Common::default())
-                .map(|_| ())
+                .map(|s| match &s {
+                    Solver::Analytic(a) => a.geometry().to_string(),
+                    _ => String::new(),
+                })
                 .map_err(|e| e.to_string());
             (k, fits)
         })
@@ -51,7 +55,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(k, r)| {
                 let v = match r {
-                    Ok(()) => json!({"applies": true}),
+                    Ok(detail) if detail.is_empty() => json!({"applies": true}),
+                    Ok(detail) => json!({"applies": true, "structure": detail}),
                     Err(why) => json!({"applies": false, "why": why}),
                 };
                 (k.name().to_owned(), v)
@@ -95,7 +100,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     println!("solvers:");
     for (k, r) in &solvers {
         match r {
-            Ok(()) => println!("  {:<9} yes", k.name()),
+            Ok(detail) if detail.is_empty() => println!("  {:<9} yes", k.name()),
+            Ok(detail) => println!("  {:<9} yes: {detail}", k.name()),
             Err(why) => println!("  {:<9} no: {why}", k.name()),
         }
     }

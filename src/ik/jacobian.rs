@@ -108,6 +108,8 @@ const MAX_DAMPING: f64 = 1e8;
 /// `STALL_WINDOW` accepted steps is in a local minimum.
 const STALL_RATIO: f64 = 0.999;
 const STALL_WINDOW: u32 = 8;
+/// Attempts spent on a target beyond reach (the first from the seed).
+const OUT_OF_REACH_ATTEMPTS: u32 = 4;
 
 /// The constrained Jacobian solver bound to one chain.
 #[derive(Debug, Clone)]
@@ -199,10 +201,19 @@ impl JacobianSolver {
             0.0
         };
 
+        // A target beyond the chain's reach has no exact answer to restart
+        // for: a few attempts find the stretched pose closest to it.
+        let out_of_reach = beyond_reach(&self.chain, target);
+        let mut attempts_left = if out_of_reach {
+            OUT_OF_REACH_ATTEMPTS
+        } else {
+            u32::MAX
+        };
         let mut best_cost = f64::INFINITY;
         let mut iterations = 0u32;
         let mut why_not = Reason::IterationCap;
         loop {
+            attempts_left -= 1;
             let attempt = run_attempt(
                 &self.chain,
                 &self.options,
@@ -222,7 +233,7 @@ impl JacobianSolver {
             if attempt.converged {
                 break;
             }
-            if !self.options.restarts {
+            if !self.options.restarts || attempts_left == 0 {
                 break;
             }
             if Instant::now() >= deadline {
@@ -231,7 +242,7 @@ impl JacobianSolver {
             }
             ws.bounds.sample(&mut self.rng, &mut ws.q);
         }
-        if why_not != Reason::TimeBudget && beyond_reach(&self.chain, target) {
+        if out_of_reach {
             why_not = Reason::OutOfReach;
         }
         finish(

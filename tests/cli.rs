@@ -1,0 +1,310 @@
+//! The `arm_ik` binary as a user runs it: exit codes, messages, JSON.
+
+use arm_ik::model::Chain;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn arm_ik(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run arm_ik")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arm_ik_cli_{name}_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn check_lists_joints_and_which_solvers_apply() {
+    let out = arm_ik(&["check", "urdf/arm.urdf", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["dof"], 5);
+    assert_eq!(v["tip"], "tool");
+    let names: Vec<&str> = v["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
+    );
+    assert_eq!(v["joints"][2]["lower"], -2.0944);
+    for s in ["jacobian", "analytic", "ccd", "fabrik"] {
+        assert_eq!(v["solvers"][s]["applies"], true, "{s}");
+    }
+}
+
+#[test]
+fn check_says_why_the_analytic_solver_does_not_fit() {
+    // The arm cut from the turntable starts with the shoulder: no yaw joint.
+    let out = arm_ik(&["check", "urdf/arm.urdf", "--base", "turntable", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["solvers"]["analytic"]["applies"], false);
+    let why = v["solvers"]["analytic"]["why"].as_str().unwrap();
+    assert!(why.contains("elbow") || why.contains("shoulder"), "{why}");
+    assert_eq!(v["solvers"]["jacobian"]["applies"], true);
+}
+
+#[test]
+fn bad_input_is_an_error_that_names_it() {
+    let out = arm_ik(&["check", "urdf/nope.urdf"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("urdf/nope.urdf"), "{}", stderr(&out));
+
+    let out = arm_ik(&["check", "urdf/arm.urdf", "--tip", "tol"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(
+        e.contains("'tol'") && e.contains("did you mean 'tool'"),
+        "{e}"
+    );
+
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.1,nan,0.2",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--position") && stderr(&out).contains("not finite"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.1,0.2,0.2",
+        "--seed",
+        "0,0",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("seed has 2 values but the chain has 5 joints"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.1,0.2,0.2",
+        "--lock",
+        "knee",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no joint 'knee'"), "{}", stderr(&out));
+}
+
+#[test]
+fn solve_reaches_a_target_and_flags_an_unreachable_one() {
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.2,0.05,0.15",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["status"], "converged");
+    let q: Vec<f64> = serde_json::from_value(v["q"].clone()).unwrap();
+    let chain = Chain::from_urdf_file("urdf/arm.urdf", None, None).unwrap();
+    let p = chain.fk(&q).translation.vector;
+    assert!((p - nalgebra::Vector3::new(0.2, 0.05, 0.15)).norm() < 1e-5);
+    assert!(chain.within_limits(&q));
+
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "2,0,0.1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["status"], "best_effort");
+    assert_eq!(v["reason"], "out_of_reach");
+    let q: Vec<f64> = serde_json::from_value(v["q"].clone()).unwrap();
+    assert!(chain.within_limits(&q));
+}
+
+#[test]
+fn solve_honours_lock_and_clamp() {
+    let out = arm_ik(&[
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.15,0.1,0.2",
+        "--seed",
+        "0,0,0,0,0.3",
+        "--lock",
+        "wrist_roll",
+        "--clamp",
+        "elbow=-0.5:1.0",
+        "--json",
+    ]);
+    assert!(out.status.code() != Some(1), "{}", stderr(&out));
+    let v = json(&out);
+    let q: Vec<f64> = serde_json::from_value(v["q"].clone()).unwrap();
+    assert_eq!(q[4], 0.3, "locked joint moved");
+    assert!((-0.5..=1.0).contains(&q[2]), "clamped elbow at {}", q[2]);
+}
+
+/// A small target file for the leg, written the way the shared ones are.
+fn leg_targets(dir: &Path) -> PathBuf {
+    let urdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("urdf/leg.urdf");
+    let chain = Chain::from_urdf_file(&urdf, None, None).unwrap();
+    let qs = [
+        [0.1, 0.5, -1.0],
+        [-0.3, -0.2, 1.2],
+        [0.0, 1.0, -2.0],
+        [0.4, -1.0, 0.5],
+    ];
+    let samples: Vec<Value> = qs
+        .iter()
+        .map(|q| {
+            let t = chain.fk(q);
+            let r = nalgebra::UnitQuaternion::from_rotation_matrix(&t.rotation);
+            serde_json::json!({"q": q, "position": [t.translation.x, t.translation.y, t.translation.z],
+                               "quaternion": [r.i, r.j, r.k, r.w]})
+        })
+        .collect();
+    let file = serde_json::json!({
+        "urdf": urdf.to_str().unwrap(), "base_link": "body", "tip_link": "foot",
+        "joint_names": ["hip_abduction", "hip_flexion", "knee"],
+        "lower": [-0.8, -2.3, -2.6], "upper": [0.8, 2.3, 2.6], "continuous": [false, false, false],
+        "position_only": true, "seeds": [{"name": "mid", "q": [0.0, 0.0, 0.0]}], "samples": samples,
+    });
+    let path = dir.join("leg.json");
+    std::fs::write(&path, file.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn bench_reports_the_protocol_figures_and_raw_records() {
+    let dir = temp_dir("bench");
+    let targets = leg_targets(&dir);
+    let raw = dir.join("raw.json");
+    let out = arm_ik(&[
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--solver",
+        "analytic",
+        "--pos-tol",
+        "1e-9",
+        "--output",
+        raw.to_str().unwrap(),
+        "--compare",
+        "k",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    for key in [
+        "solver",
+        "targets",
+        "n",
+        "success_rate",
+        "median_us",
+        "p99_us",
+        "mean_iterations",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["solver"], "analytic");
+    assert_eq!(v["n"], 4);
+    assert_eq!(v["success_rate"], 1.0);
+    assert_eq!(v["compare"]["solver"], "k");
+    assert!(v["ratios"].is_object());
+
+    let r: Value = serde_json::from_slice(&std::fs::read(&raw).unwrap()).unwrap();
+    assert_eq!(r["solver"], "analytic");
+    assert_eq!(r["arm"], "leg");
+    assert_eq!(r["seed"], "mid");
+    let records = r["records"].as_array().unwrap();
+    assert_eq!(records.len(), 4);
+    let chain = Chain::from_urdf_file(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("urdf/leg.urdf"),
+        None,
+        None,
+    )
+    .unwrap();
+    let samples: Value = serde_json::from_slice(&std::fs::read(&targets).unwrap()).unwrap();
+    for (rec, s) in records.iter().zip(samples["samples"].as_array().unwrap()) {
+        assert_eq!(rec["status"], "success");
+        assert!(
+            rec["t"].as_f64().unwrap() > 0.0 && rec["t"].as_f64().unwrap() < 1.0,
+            "t in seconds"
+        );
+        let q: Vec<f64> = serde_json::from_value(rec["q"].clone()).unwrap();
+        let want: Vec<f64> = serde_json::from_value(s["position"].clone()).unwrap();
+        let p = chain.fk(&q).translation.vector;
+        assert!(
+            (p - nalgebra::Vector3::from_column_slice(&want)).norm() < 1e-9,
+            "records are in target order"
+        );
+    }
+}
+
+#[test]
+fn bench_rejects_an_unknown_seed_and_a_mismatched_urdf() {
+    let dir = temp_dir("bench_bad");
+    let targets = leg_targets(&dir);
+    let out = arm_ik(&[
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--seed-name",
+        "zero",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no seed named 'zero'") && stderr(&out).contains("mid"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = arm_ik(&[
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--urdf",
+        "urdf/arm.urdf",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("urdf/arm.urdf"), "{}", stderr(&out));
+}
