@@ -516,8 +516,8 @@ impl HipKnee {
     /// With `w` the target and `o` the tool offset in the plane, the wrist
     /// centre is `w - R(sigma) o` and its squared distance is
     /// `|w|² + |o|² - 2 |w| |o| cos(sigma - psi)`: a band of distances is a
-    /// band of `cos(sigma - psi)`, i.e. `|sigma - psi|` in `[alpha, beta]`
-    /// (two arcs, symmetric about `psi`). The knee range is first narrowed
+    /// band `[lo, hi]` of `cos(sigma - psi)`, i.e. `|sigma - psi|` in
+    /// `[alpha, beta]` (two arcs, symmetric about `psi`). The knee range is first narrowed
     /// by [`KNEE_MARGIN`] (no straight knee, no knee on its limit), then
     /// widened when that leaves nothing; when even the whole annulus is out
     /// of reach, the arc is the single angle that comes closest.
@@ -528,8 +528,8 @@ impl HipKnee {
             // The wrist angle does not move the wrist centre: any is fine.
             return Arcs {
                 psi: 0.0,
-                alpha: 0.0,
-                beta: PI,
+                lo: -1.0,
+                hi: 1.0,
                 reachable: true,
             };
         }
@@ -540,7 +540,7 @@ impl HipKnee {
         let band = |(g_lo, g_hi): (f64, f64)| {
             let lo = (base - squared(g_lo)) / den;
             let hi = (base - squared(g_hi)) / den;
-            (lo <= 1.0 && hi >= -1.0).then(|| (hi.min(1.0).acos(), lo.max(-1.0).acos()))
+            (lo <= 1.0 && hi >= -1.0).then_some((lo, hi))
         };
         let (g_lo, g_hi) = knee;
         let narrowed = if g_hi - g_lo > 2.0 * KNEE_MARGIN {
@@ -550,22 +550,22 @@ impl HipKnee {
             (mid, mid)
         };
         for range in [narrowed, knee, (0.0, PI)] {
-            if let Some((alpha, beta)) = band(range) {
+            if let Some((lo, hi)) = band(range) {
                 return Arcs {
                     psi,
-                    alpha,
-                    beta,
+                    lo,
+                    hi,
                     reachable: true,
                 };
             }
         }
         // Out of reach at every pitch: the tool pointing at the target
         // (shortest wrist distance) when too far, away when too close.
-        let best = if base - den > squared(0.0) { 0.0 } else { PI };
+        let best = if base - den > squared(0.0) { 1.0 } else { -1.0 };
         Arcs {
             psi,
-            alpha: best,
-            beta: best,
+            lo: best,
+            hi: best,
             reachable: false,
         }
     }
@@ -585,22 +585,40 @@ struct Branch {
     clamped: bool,
 }
 
-/// The wrist angles `sigma` with `|wrap(sigma - psi)|` in `[alpha, beta]`
-/// (see [`HipKnee::arcs`]).
+/// The wrist angles `sigma` with `cos(sigma - psi)` in `[lo, hi]`, i.e.
+/// `|wrap(sigma - psi)|` in `[alpha, beta]` (see [`HipKnee::arcs`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Arcs {
     psi: f64,
-    alpha: f64,
-    beta: f64,
+    lo: f64,
+    hi: f64,
     reachable: bool,
 }
 
 impl Arcs {
-    /// The angle of the arcs nearest `sigma`.
+    fn alpha(&self) -> f64 {
+        self.hi.min(1.0).acos()
+    }
+
+    fn beta(&self) -> f64 {
+        self.lo.max(-1.0).acos()
+    }
+
+    /// The angle of the arcs nearest `sigma` (`sigma` itself when it lies
+    /// on them: no inverse cosine then).
     fn nearest(&self, sigma: f64) -> f64 {
         let ds = wrap_angle(sigma - self.psi);
+        let c = ds.cos();
+        if (self.lo..=self.hi).contains(&c) {
+            return sigma;
+        }
         let side = if ds < 0.0 { -1.0 } else { 1.0 };
-        self.psi + side * ds.abs().clamp(self.alpha, self.beta)
+        let edge = if c > self.hi {
+            self.alpha()
+        } else {
+            self.beta()
+        };
+        self.psi + side * edge
     }
 }
 
@@ -871,10 +889,16 @@ impl AnalyticSolver {
         let (branches, count) = g.branches(plan);
         let mut all = [Candidate::default(); 4];
         let mut arcs = [Arcs::default(); 4];
+        let knees = [self.knee_range(1.0), self.knee_range(-1.0)];
         for (b, br) in branches.iter().enumerate().take(count) {
             for (k, s) in [1.0, -1.0].into_iter().enumerate() {
                 let i = 2 * b + k;
-                arcs[i] = g.arcs(br, self.knee_range(s));
+                // Usually the knee's limits are symmetric: same arcs.
+                arcs[i] = if k == 1 && knees[1] == knees[0] {
+                    arcs[i - 1]
+                } else {
+                    g.arcs(br, knees[k])
+                };
                 all[i] = g.solve_planar(br, arcs[i].nearest(seed_sigma), s, plan);
             }
         }
@@ -982,14 +1006,15 @@ impl AnalyticSolver {
     ) -> Option<Candidate> {
         let g = &self.geometry;
         let n = g.dof;
-        if !arcs.reachable || arcs.beta - arcs.alpha < 1e-9 {
+        let (a, b) = (arcs.alpha(), arcs.beta());
+        if !arcs.reachable || b - a < 1e-9 {
             return None;
         }
         let fits = |sigma: f64| {
             let c = g.solve_planar(br, sigma, s, plan);
             self.violation(&c.q, seed, LIMIT_MARGIN, 1..4.min(n)) == 0.0
         };
-        let probe = g.solve_planar(br, arcs.psi + arcs.alpha, s, plan);
+        let probe = g.solve_planar(br, arcs.psi + a, s, plan);
         let mut fixed = self.violation(&probe.q, seed, 0.0, 0..1);
         if n == 5 {
             fixed += self.violation(&probe.q, seed, 0.0, 4..5);
@@ -1001,7 +1026,6 @@ impl AnalyticSolver {
         // psi: from the seed's angle outward when it lies on an arc, else
         // from both ends of each arc inward.
         let ds = wrap_angle(seed_sigma - arcs.psi);
-        let (a, b) = (arcs.alpha, arcs.beta);
         let mut rays = [(0.0, 0.0, 0.0); 4];
         let mut count = 0;
         for side in [1.0, -1.0] {
