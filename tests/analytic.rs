@@ -527,3 +527,213 @@ fn timing_report() {
         );
     }
 }
+
+/// Not an assertion: median solve time of position-only targets with the
+/// pitch left to the solver (`pitch: None`), from the mid seed and from a
+/// warm seed (the configuration that made the target, slightly moved).
+#[test]
+fn timing_report_position_only() {
+    let mut cases = vec![("arm", arm())];
+    if let Some(shared) = shared() {
+        cases.push(("so101", so101(&shared)));
+    }
+    for (name, chain) in cases {
+        let mut s = solver(&chain, AnalyticOptions::default());
+        let mut rng = Rng::new(4);
+        let mid = chain.mid_configuration();
+        let samples: Vec<(Target, Vec<f64>)> = (0..2000)
+            .map(|_| {
+                let mut q = random_q(&chain, &mut rng);
+                q[4] = mid[4];
+                let target = Target::position(chain.fk(&q).translation.vector);
+                let warm: Vec<f64> = q.iter().map(|v| v + rng.range(-0.01, 0.01)).collect();
+                (target, warm)
+            })
+            .collect();
+        for warm in [false, true] {
+            let mut times: Vec<f64> = samples
+                .iter()
+                .map(|(t, w)| {
+                    let seed = if warm { w.as_slice() } else { mid.as_slice() };
+                    let start = std::time::Instant::now();
+                    let sol = s.solve(t, seed).unwrap();
+                    std::hint::black_box(sol);
+                    start.elapsed().as_secs_f64() * 1e6
+                })
+                .collect();
+            times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!(
+                "timing {name} position only, {} seed: median {:.2} us, p99 {:.2} us",
+                if warm { "warm" } else { "mid" },
+                times[times.len() / 2],
+                times[times.len() * 99 / 100]
+            );
+        }
+    }
+}
+
+/// Position-only targets from random in-limit configurations, `pitch: None`,
+/// from `seed`: the share reached at 1e-9 m, in limits. Prints the misses.
+///
+/// The solver keeps the seed's wrist roll on a position-only target; on an
+/// arm whose tool sits off the roll axis (SO-101) the targets are made with
+/// the seed's roll (`keep_roll`), as other rolls reach other points.
+fn position_only_rate(
+    chain: &Chain,
+    seed: &[f64],
+    keep_roll: bool,
+    count: usize,
+    rng_seed: u64,
+) -> f64 {
+    let mut s = solver(chain, AnalyticOptions::default());
+    let mut rng = Rng::new(rng_seed);
+    let mut reached = 0;
+    for k in 0..count {
+        let mut q = random_q(chain, &mut rng);
+        if keep_roll {
+            q[4] = seed[4];
+        }
+        let p = chain.fk(&q).translation.vector;
+        let sol = s.solve(&Target::position(p), seed).unwrap();
+        assert!(chain.within_limits(&sol.q), "sample {k}: {:?}", sol.q);
+        if sol.status == Status::Converged && sol.position_error <= 1e-9 {
+            reached += 1;
+        } else {
+            println!("miss {k}: q {q:?} -> {sol:?}");
+        }
+    }
+    let rate = reached as f64 / count as f64;
+    println!(
+        "position only: {reached} / {count} reached ({:.2} %)",
+        100.0 * rate
+    );
+    rate
+}
+
+/// Tracks joint-space paths between random configurations, cut into target
+/// steps of at most `step` m, each solve seeded with the previous solution.
+/// Returns (reached share, share of steps changing a joint by more than
+/// 0.1 rad, 99th percentile of the largest joint change of a step).
+/// `keep_roll`: the path keeps its start's wrist roll (see
+/// [`position_only_rate`]).
+///
+/// Large steps remain where the path drives two planar joints onto their
+/// limits: the pitch kept from the seed has no in-limit solution left and
+/// the solver jumps to the nearest pitch that has one (the solver does not
+/// plan ahead). They are counted as the share of steps over 0.1 rad.
+fn track(
+    chain: &Chain,
+    keep_roll: bool,
+    paths: usize,
+    step: f64,
+    rng_seed: u64,
+) -> (f64, f64, f64) {
+    let mut s = solver(chain, AnalyticOptions::default());
+    let mut rng = Rng::new(rng_seed);
+    let n = chain.dof();
+    let (mut total, mut reached) = (0usize, 0usize);
+    let mut jumps = Vec::new();
+    for _ in 0..paths {
+        let (a, mut b) = (random_q(chain, &mut rng), random_q(chain, &mut rng));
+        if keep_roll {
+            b[4] = a[4];
+        }
+        let at = |t: f64| -> Vec<f64> { (0..n).map(|i| a[i] + t * (b[i] - a[i])).collect() };
+        let mut prev = a.clone();
+        let mut last = chain.fk(&a).translation.vector;
+        let mut t: f64 = 0.0;
+        while t < 1.0 {
+            // Advance along the path until the target has moved `step`.
+            let mut dt: f64 = 1e-3;
+            let mut p = chain.fk(&at((t + dt).min(1.0))).translation.vector;
+            while (p - last).norm() > step && dt > 1e-9 {
+                dt *= 0.5;
+                p = chain.fk(&at((t + dt).min(1.0))).translation.vector;
+            }
+            t += dt;
+            last = p;
+            let sol = s.solve(&Target::position(p), &prev).unwrap();
+            assert!(chain.within_limits(&sol.q));
+            total += 1;
+            if sol.status == Status::Converged && sol.position_error <= 1e-9 {
+                reached += 1;
+            }
+            let jump = (0..n)
+                .map(|i| (sol.q[i] - prev[i]).abs())
+                .fold(0.0, f64::max);
+            if jump > 0.2 && std::env::var_os("SHOW_JUMPS").is_some() {
+                println!(
+                    "jump {jump:.3}: target {p:?} prev {prev:?} (pitch {:.3}) -> {:?} (pitch {:.3}) {:?}",
+                    approach_pitch(chain, &prev).unwrap(),
+                    sol.q,
+                    approach_pitch(chain, &sol.q).unwrap(),
+                    sol.status
+                );
+            }
+            jumps.push(jump);
+            prev = sol.q;
+        }
+    }
+    jumps.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    let p99 = jumps[jumps.len() * 99 / 100];
+    let max = *jumps.last().unwrap();
+    let big = jumps.iter().filter(|&&j| j > 0.1).count();
+    println!(
+        "tracking: {reached} / {total} steps reached, joint change per step: p99 {p99:.4} rad, \
+         max {max:.4} rad, {big} steps over 0.1 rad"
+    );
+    (
+        reached as f64 / total as f64,
+        big as f64 / total as f64,
+        p99,
+    )
+}
+
+#[test]
+fn arm_position_only_targets_from_mid() {
+    let chain = arm();
+    let mid = chain.mid_configuration();
+    assert!(mid.iter().all(|&v| v == 0.0), "mid is straight up");
+    let rate = position_only_rate(&chain, &mid, false, 2000, 11);
+    assert!(rate >= 0.995, "{rate}");
+}
+
+#[test]
+fn arm_example_point_is_reached() {
+    // The reported case: straight-up seed, forward and low target.
+    let chain = arm();
+    let mut s = solver(&chain, AnalyticOptions::default());
+    let sol = s
+        .solve(&Target::position(Vector3::new(0.2, 0.05, 0.15)), &[0.0; 5])
+        .unwrap();
+    assert_eq!(sol.status, Status::Converged, "{sol:?}");
+    assert!(chain.within_limits(&sol.q));
+}
+
+#[test]
+fn arm_position_only_tracking_is_continuous() {
+    let chain = arm();
+    let (rate, big, p99) = track(&chain, false, 40, 1e-3, 21);
+    assert!(rate >= 0.995, "{rate}");
+    assert!(p99 < 0.02, "p99 joint change {p99}");
+    assert!(big < 1e-3, "share of steps over 0.1 rad {big}");
+}
+
+#[test]
+fn so101_position_only_targets_from_mid() {
+    let Some(shared) = shared() else { return };
+    let chain = so101(&shared);
+    let mid = chain.mid_configuration();
+    let rate = position_only_rate(&chain, &mid, true, 2000, 12);
+    assert!(rate >= 0.99, "{rate}");
+}
+
+#[test]
+fn so101_position_only_tracking_is_continuous() {
+    let Some(shared) = shared() else { return };
+    let chain = so101(&shared);
+    let (rate, big, p99) = track(&chain, true, 40, 1e-3, 22);
+    assert!(rate >= 0.99, "{rate}");
+    assert!(p99 < 0.03, "p99 joint change {p99}");
+    assert!(big < 1e-3, "share of steps over 0.1 rad {big}");
+}

@@ -20,7 +20,7 @@ use super::metric::rotation_error;
 use super::{Common, IkError, Outcome, Reason, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform, wrap_angle};
 use nalgebra::{Matrix3, SMatrix, UnitQuaternion, Vector2, Vector3};
-use std::f64::consts::{FRAC_PI_2, TAU};
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
 /// Which of the two knee (elbow) solutions to take.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -46,8 +46,21 @@ pub enum Bend {
 pub struct AnalyticOptions {
     pub bend: Bend,
     /// Approach pitch (rad, as defined by [`approach_pitch`]) for arms with
-    /// a wrist pitch joint when the target has no orientation; `None` keeps
-    /// the seed's pitch.
+    /// a wrist pitch joint when the target has no orientation.
+    ///
+    /// `None`: the solver picks the pitch, so that every reachable point is
+    /// reached: the seed's pitch when the wrist centre is reachable with it
+    /// (smooth tracking from a warm seed), otherwise the pitch nearest the
+    /// seed's that puts the wrist centre inside the two-link annulus with
+    /// the knee in its limits (closed form), and if that breaks another
+    /// joint's limits, the nearest one that keeps all joints in their limits
+    /// (a short scan of the reachable pitches and a bisection).
+    ///
+    /// `Some(p)`: the pitch is a constraint. When the position cannot be
+    /// reached with pitch `p`, the solver returns the nearest point it can
+    /// reach with that pitch (the wrist centre clamped onto the annulus),
+    /// flagged `BestEffort(OutOfReach)`; it does not trade the pitch for the
+    /// position.
     pub pitch: Option<f64>,
 }
 
@@ -382,22 +395,21 @@ impl HipKnee {
         }
     }
 
-    /// The ideal-model candidates: two branches of joint 1 times two bends.
-    /// `sigma` is the planar angle of the wrist (sum of the planar joints),
-    /// ignored for three joints.
-    fn candidates(&self, plan: &Plan, sigma_of: impl Fn(f64) -> f64) -> [Candidate; 4] {
+    /// The joint-1 branches of `plan`, with what the planar problem sees
+    /// once joint 1 is undone. Returns how many are distinct (1 or 2).
+    fn branches(&self, plan: &Plan) -> ([Branch; 2], usize) {
         let tip = self.tip_at_roll(plan.q5);
         let lateral = (tip - self.p1).dot(&self.a);
-        let offset = if self.dof >= 4 {
-            tip - self.end
+        let o = if self.dof >= 4 {
+            self.planar(&(tip - self.end))
         } else {
-            Vector3::zeros()
+            Vector2::zeros()
         };
         let v = plan.target - self.p1;
         let (x, y) = (v.dot(&self.a), v.dot(&self.u.cross(&self.a)));
         let r = x.hypot(y);
         let mut clamped = false;
-        let branches = if r < 1e-12 {
+        let angles = if r < 1e-12 {
             // On joint 1's axis: any yaw reaches it, keep the seed's.
             clamped |= lateral.abs() > 1e-12;
             [plan.seed[0]; 2]
@@ -408,67 +420,205 @@ impl HipKnee {
             let phi = y.atan2(x);
             [phi + alpha, phi - alpha]
         };
-        let branches = match plan.near {
-            Some(h) if wrap_angle(branches[1] - h).abs() < wrap_angle(branches[0] - h).abs() => {
-                [branches[1]; 2]
+        let angles = match plan.near {
+            Some(h) if wrap_angle(angles[1] - h).abs() < wrap_angle(angles[0] - h).abs() => {
+                [angles[1]; 2]
             }
-            Some(_) => [branches[0]; 2],
-            None => branches,
+            Some(_) => [angles[0]; 2],
+            None => angles,
         };
-        let (l1, l2) = (self.u1.norm(), self.u2.norm());
-        let mut out = [Candidate::default(); 4];
-        for (b, &q1) in branches.iter().enumerate() {
-            if b == 1 && q1 == branches[0] {
-                out.copy_within(0..2, 2); // one branch only: no need to redo it
-                break;
-            }
+        let branch = |q1: f64| {
             let local = self.p1 + rotate(&self.u, -q1, &v);
-            let sigma = sigma_of(q1);
-            let wrist = local - rotate(&self.a, sigma, &offset);
-            let t = self.planar(&(wrist - self.p2));
-            let d = t.norm();
-            let c = (d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2);
-            let gamma = c.clamp(-1.0, 1.0).acos();
-            let misaligned = plan
-                .approach
-                .map_or(0.0, |app| app.dot(&rotate(&self.u, q1, &self.a)).abs());
-            let pole = plan.pole.map(|p| {
-                let pl = self.p1 + rotate(&self.u, -q1, &(p - self.p1));
-                self.planar(&(pl - self.p2))
-            });
+            Branch {
+                q1,
+                w: self.planar(&(local - self.p2)),
+                o,
+                misaligned: plan
+                    .approach
+                    .map_or(0.0, |app| app.dot(&rotate(&self.u, q1, &self.a)).abs()),
+                pole: plan.pole.map(|p| {
+                    let pl = self.p1 + rotate(&self.u, -q1, &(p - self.p1));
+                    self.planar(&(pl - self.p2))
+                }),
+                clamped,
+            }
+        };
+        let first = branch(angles[0]);
+        if angles[1] == angles[0] {
+            ([first; 2], 1)
+        } else {
+            ([first, branch(angles[1])], 2)
+        }
+    }
+
+    /// The planar (law of cosines) solution of branch `br` for wrist angle
+    /// `sigma` (ignored for three joints) and bend `s` (+1 or -1).
+    fn solve_planar(&self, br: &Branch, sigma: f64, s: f64, plan: &Plan) -> Candidate {
+        let (l1, l2) = self.links;
+        let t = br.w - rotate2(sigma, &br.o);
+        let d = t.norm();
+        let c = (d * d - l1 * l1 - l2 * l2) / (2.0 * l1 * l2);
+        let gamma = c.clamp(-1.0, 1.0).acos();
+        let th3 = -self.beta + s * gamma;
+        let th2 = if d < 1e-12 {
+            plan.seed[1]
+        } else {
+            let reach = self.u1 + rotate2(th3, &self.u2);
+            t.y.atan2(t.x) - reach.y.atan2(reach.x)
+        };
+        let mut q = [0.0; 5];
+        q[0] = br.q1;
+        q[1] = th2;
+        q[2] = self.s3 * th3;
+        if self.dof >= 4 {
+            q[3] = self.s4 * (sigma - th2 - th3);
+        }
+        if self.dof == 5 {
+            q[4] = plan.q5;
+        }
+        let knee = rotate2(th2, &self.u1);
+        Candidate {
+            q,
+            bend: self.s3 * s * gamma,
+            pole_side: br
+                .pole
+                .is_none_or(|pp| cross2(&t, &knee) * cross2(&t, &pp) >= 0.0),
+            misaligned: br.misaligned,
+            clamped: br.clamped || c.abs() > 1.0 + 1e-12,
+            violation: 0.0,
+            distance: 0.0,
+            sigma,
+        }
+    }
+
+    /// The ideal-model candidates: two branches of joint 1 times two bends.
+    /// `sigma` is the planar angle of the wrist (sum of the planar joints),
+    /// ignored for three joints.
+    fn candidates(&self, plan: &Plan, sigma_of: impl Fn(f64) -> f64) -> [Candidate; 4] {
+        let (branches, count) = self.branches(plan);
+        let mut out = [Candidate::default(); 4];
+        for (b, br) in branches.iter().enumerate().take(count) {
+            let sigma = sigma_of(br.q1);
             for (k, s) in [1.0, -1.0].into_iter().enumerate() {
-                let th3 = -self.beta + s * gamma;
-                let th2 = if d < 1e-12 {
-                    plan.seed[1]
-                } else {
-                    let reach = self.u1 + rotate2(th3, &self.u2);
-                    t.y.atan2(t.x) - reach.y.atan2(reach.x)
-                };
-                let mut q = [0.0; 5];
-                q[0] = q1;
-                q[1] = th2;
-                q[2] = self.s3 * th3;
-                if self.dof >= 4 {
-                    q[3] = self.s4 * (sigma - th2 - th3);
-                }
-                if self.dof == 5 {
-                    q[4] = plan.q5;
-                }
-                let bend = self.s3 * s * gamma;
-                let knee = rotate2(th2, &self.u1);
-                let pole_side = pole.is_none_or(|pp| cross2(&t, &knee) * cross2(&t, &pp) >= 0.0);
-                out[2 * b + k] = Candidate {
-                    q,
-                    bend,
-                    pole_side,
-                    misaligned,
-                    clamped: clamped || c.abs() > 1.0 + 1e-12,
-                    violation: 0.0,
-                    distance: 0.0,
+                out[2 * b + k] = self.solve_planar(br, sigma, s, plan);
+            }
+        }
+        if count == 1 {
+            out.copy_within(0..2, 2); // one branch only: no need to redo it
+        }
+        out
+    }
+
+    /// The wrist angles (planar angle of the wrist, `pitch0 - pitch`) for
+    /// which branch `br` puts the wrist centre at a distance from joint 2
+    /// that a knee angle in `knee` (rad, `0` straight, `pi` folded) gives.
+    ///
+    /// With `w` the target and `o` the tool offset in the plane, the wrist
+    /// centre is `w - R(sigma) o` and its squared distance is
+    /// `|w|² + |o|² - 2 |w| |o| cos(sigma - psi)`: a band of distances is a
+    /// band `[lo, hi]` of `cos(sigma - psi)`, i.e. `|sigma - psi|` in
+    /// `[alpha, beta]` (two arcs, symmetric about `psi`). The knee range is first narrowed
+    /// by [`KNEE_MARGIN`] (no straight knee, no knee on its limit), then
+    /// widened when that leaves nothing; when even the whole annulus is out
+    /// of reach, the arc is the single angle that comes closest.
+    fn arcs(&self, br: &Branch, knee: (f64, f64)) -> Arcs {
+        let (l1, l2) = self.links;
+        let (wn, on) = (br.w.norm(), br.o.norm());
+        if wn * on < 1e-18 {
+            // The wrist angle does not move the wrist centre: any is fine.
+            return Arcs {
+                psi: 0.0,
+                lo: -1.0,
+                hi: 1.0,
+                reachable: true,
+            };
+        }
+        let psi = br.w.y.atan2(br.w.x) - br.o.y.atan2(br.o.x);
+        let base = wn * wn + on * on;
+        let den = 2.0 * wn * on;
+        let squared = |gamma: f64| l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * gamma.cos();
+        let band = |(g_lo, g_hi): (f64, f64)| {
+            let lo = (base - squared(g_lo)) / den;
+            let hi = (base - squared(g_hi)) / den;
+            (lo <= 1.0 && hi >= -1.0).then_some((lo, hi))
+        };
+        let (g_lo, g_hi) = knee;
+        let narrowed = if g_hi - g_lo > 2.0 * KNEE_MARGIN {
+            (g_lo + KNEE_MARGIN, g_hi - KNEE_MARGIN)
+        } else {
+            let mid = 0.5 * (g_lo + g_hi);
+            (mid, mid)
+        };
+        for range in [narrowed, knee, (0.0, PI)] {
+            if let Some((lo, hi)) = band(range) {
+                return Arcs {
+                    psi,
+                    lo,
+                    hi,
+                    reachable: true,
                 };
             }
         }
-        out
+        // Out of reach at every pitch: the tool pointing at the target
+        // (shortest wrist distance) when too far, away when too close.
+        let best = if base - den > squared(0.0) { 1.0 } else { -1.0 };
+        Arcs {
+            psi,
+            lo: best,
+            hi: best,
+            reachable: false,
+        }
+    }
+}
+
+/// One joint-1 branch as the planar problem sees it.
+#[derive(Debug, Clone, Copy)]
+struct Branch {
+    q1: f64,
+    /// The target relative to joint 2's axis, in the limb plane at zero
+    /// (joint 1 undone).
+    w: Vector2<f64>,
+    /// The tool offset (wrist pitch axis to tip) in the plane at zero.
+    o: Vector2<f64>,
+    misaligned: f64,
+    pole: Option<Vector2<f64>>,
+    clamped: bool,
+}
+
+/// The wrist angles `sigma` with `cos(sigma - psi)` in `[lo, hi]`, i.e.
+/// `|wrap(sigma - psi)|` in `[alpha, beta]` (see [`HipKnee::arcs`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Arcs {
+    psi: f64,
+    lo: f64,
+    hi: f64,
+    reachable: bool,
+}
+
+impl Arcs {
+    fn alpha(&self) -> f64 {
+        self.hi.min(1.0).acos()
+    }
+
+    fn beta(&self) -> f64 {
+        self.lo.max(-1.0).acos()
+    }
+
+    /// The angle of the arcs nearest `sigma` (`sigma` itself when it lies
+    /// on them: no inverse cosine then).
+    fn nearest(&self, sigma: f64) -> f64 {
+        let ds = wrap_angle(sigma - self.psi);
+        let c = ds.cos();
+        if (self.lo..=self.hi).contains(&c) {
+            return sigma;
+        }
+        let side = if ds < 0.0 { -1.0 } else { 1.0 };
+        let edge = if c > self.hi {
+            self.alpha()
+        } else {
+            self.beta()
+        };
+        self.psi + side * edge
     }
 }
 
@@ -500,6 +650,8 @@ struct Candidate {
     violation: f64,
     /// Squared distance to the seed.
     distance: f64,
+    /// Planar angle of the wrist (`pitch0 - pitch`) the candidate was built for.
+    sigma: f64,
 }
 
 /// The 2π-equivalent of `angle` inside `[lo, hi]` closest to `near`, or
@@ -549,6 +701,23 @@ pub struct AnalyticSolver {
 
 /// Newton polish iterations at most (each costs one Jacobian).
 const POLISH_ITERATIONS: u32 = 8;
+
+/// When the solver picks the pitch (position-only target, no pitch asked),
+/// the knee angle it aims at stays this far (rad) from the straight (and
+/// fully folded) limb and from the knee's limits, when the target allows:
+/// no singular knee for the polish, no joint on its limit.
+const KNEE_MARGIN: f64 = 1e-4;
+
+/// Margin (rad) kept from the other planar joints' limits when the limits
+/// decide the pitch.
+const LIMIT_MARGIN: f64 = 1e-6;
+
+/// First and largest steps (rad) of the walk along the reachable pitches
+/// when the limits decide the pitch: small first steps find the nearby limit
+/// a warm seed stopped at; the largest bounds what a narrow window of
+/// in-limit pitches can hide.
+const WALK_FIRST_STEP: f64 = 1e-3;
+const WALK_MAX_STEP: f64 = 0.05;
 
 impl AnalyticSolver {
     pub fn new(chain: &Chain, options: AnalyticOptions, common: Common) -> Result<Self, IkError> {
@@ -631,7 +800,13 @@ impl AnalyticSolver {
             (None, Some(app)) => g.pitch0 - g.pitch_of_direction(&app, q1),
             (None, None) => 0.0,
         };
+        // Position only, no pitch asked: the solver picks the pitch.
+        let free = n >= 4 && orientation.is_none() && self.options.pitch.is_none();
         let best = match orientation.filter(|_| n == 5) {
+            None if free => {
+                let seed_pitch = pitch.expect("the seed's pitch");
+                self.free_pitch(&plan, g.pitch0 - seed_pitch, &start)
+            }
             None => self.choose(&mut g.candidates(&plan, sigma_of), &start),
             Some(o) => {
                 // The asked approach direction must lie in the limb plane,
@@ -663,6 +838,11 @@ impl AnalyticSolver {
             }
         };
         let mut best = best;
+        let pitch = if free {
+            Some(g.pitch0 - best.sigma)
+        } else {
+            pitch
+        };
 
         // On an ideal chain a clean closed-form answer is exact already.
         // Anything else is polished, even a clamped or out-of-limits
@@ -697,6 +877,207 @@ impl AnalyticSolver {
         )
     }
 
+    /// Position-only target on an arm with a wrist pitch and no pitch asked:
+    /// per joint-1 branch and bend, the wrist angle nearest the seed's for
+    /// which the wrist centre is reachable with the knee inside its limits
+    /// (closed form, [`HipKnee::arcs`]). When joint limits rule out all of
+    /// those (or the ones left are farther from the seed in joint space),
+    /// the reachable angles are walked for the one nearest the seed's that
+    /// keeps every joint in its limits ([`Self::walk`]).
+    fn free_pitch(&self, plan: &Plan, seed_sigma: f64, seed: &[f64; 5]) -> Candidate {
+        let g = &self.geometry;
+        let (branches, count) = g.branches(plan);
+        let mut all = [Candidate::default(); 4];
+        let mut arcs = [Arcs::default(); 4];
+        let knees = [self.knee_range(1.0), self.knee_range(-1.0)];
+        for (b, br) in branches.iter().enumerate().take(count) {
+            for (k, s) in [1.0, -1.0].into_iter().enumerate() {
+                let i = 2 * b + k;
+                // Usually the knee's limits are symmetric: same arcs.
+                arcs[i] = if k == 1 && knees[1] == knees[0] {
+                    arcs[i - 1]
+                } else {
+                    g.arcs(br, knees[k])
+                };
+                all[i] = g.solve_planar(br, arcs[i].nearest(seed_sigma), s, plan);
+            }
+        }
+        let m = 2 * count;
+        // The joint-space distance to the seed of each candidate once
+        // clamped into the bounds, and whether it fits as it is.
+        let mut fitted = all;
+        let _ = self.choose(&mut fitted[..m], seed);
+        let fits = |c: &Candidate| c.violation == 0.0 && self.bend_ok(c);
+        let nearest_fit = fitted[..m]
+            .iter()
+            .filter(|c| fits(c))
+            .map(|c| c.distance)
+            .fold(f64::INFINITY, f64::min);
+        // Walk the others that could beat it: e.g. a warm seed whose own
+        // bend just hit a limit stays in that bend, the pitch giving way,
+        // rather than flipping the elbow.
+        for i in 0..m {
+            if !fits(&fitted[i]) && fitted[i].distance < nearest_fit {
+                let s = if i % 2 == 0 { 1.0 } else { -1.0 };
+                if let Some(c) = self.walk(&branches[i / 2], s, &arcs[i], seed_sigma, plan, seed) {
+                    all[i] = c;
+                }
+            }
+        }
+        self.choose(&mut all[..m], seed)
+    }
+
+    /// The knee angles (from the straight limb, in `[0, pi]`) that keep
+    /// joint 3 inside its bounds for bend `s`; all of them when no knee
+    /// angle does (the candidate is then out of limits anyway).
+    fn knee_range(&self, s: f64) -> (f64, f64) {
+        let g = &self.geometry;
+        let (lo, hi) = (self.bounds.lower[2], self.bounds.upper[2]);
+        if hi - lo >= TAU || !(hi - lo).is_finite() {
+            return (0.0, PI);
+        }
+        // q3 = s3 (-beta + s gamma), up to whole turns.
+        let k = g.s3 * s;
+        let mut best = (f64::NEG_INFINITY, 0.0, PI);
+        for turn in [-TAU, 0.0, TAU] {
+            let (x, y) = (
+                k * (lo + turn + g.s3 * g.beta),
+                k * (hi + turn + g.s3 * g.beta),
+            );
+            let (a, b) = (x.min(y).max(0.0), x.max(y).min(PI));
+            if b - a > best.0 {
+                best = (b - a, a, b);
+            }
+        }
+        if best.0 < 0.0 {
+            (0.0, PI)
+        } else {
+            (best.1, best.2)
+        }
+    }
+
+    /// Summed violation (rad) of joints `range` of `q`, allowing any whole
+    /// turn, against the bounds narrowed by `margin` (when they are wider).
+    fn violation(
+        &self,
+        q: &[f64; 5],
+        seed: &[f64; 5],
+        margin: f64,
+        range: std::ops::Range<usize>,
+    ) -> f64 {
+        range
+            .map(|i| {
+                let (mut lo, mut hi) = (self.bounds.lower[i], self.bounds.upper[i]);
+                if hi - lo > 2.0 * margin {
+                    lo += margin;
+                    hi -= margin;
+                }
+                fit_winding(q[i], seed[i], lo, hi).1
+            })
+            .sum()
+    }
+
+    fn bend_ok(&self, c: &Candidate) -> bool {
+        match self.options.bend {
+            Bend::Closest => true,
+            Bend::Positive => c.bend >= 0.0,
+            Bend::Negative => c.bend <= 0.0,
+            Bend::Pole(_) => c.pole_side,
+        }
+    }
+
+    /// Walks the reachable wrist angles of one branch and bend outward from
+    /// the seed's angle (or from the arc ends nearest it), in steps that
+    /// grow from [`WALK_FIRST_STEP`] to [`WALK_MAX_STEP`], for the angle
+    /// nearest `seed_sigma` whose planar joints lie inside their bounds (by
+    /// [`LIMIT_MARGIN`]); the first such angle of each ray is bisected back
+    /// towards the last one out of bounds. A warm seed finds the limit that
+    /// stopped it within a few steps; a far seed within a few dozen.
+    /// `None` when joint 1 or the roll is out of bounds (no wrist angle
+    /// helps), the arcs are a single angle, or no angle fits.
+    fn walk(
+        &self,
+        br: &Branch,
+        s: f64,
+        arcs: &Arcs,
+        seed_sigma: f64,
+        plan: &Plan,
+        seed: &[f64; 5],
+    ) -> Option<Candidate> {
+        let g = &self.geometry;
+        let n = g.dof;
+        let (a, b) = (arcs.alpha(), arcs.beta());
+        if !arcs.reachable || b - a < 1e-9 {
+            return None;
+        }
+        let fits = |sigma: f64| {
+            let c = g.solve_planar(br, sigma, s, plan);
+            self.violation(&c.q, seed, LIMIT_MARGIN, 1..4.min(n)) == 0.0
+        };
+        let probe = g.solve_planar(br, arcs.psi + a, s, plan);
+        let mut fixed = self.violation(&probe.q, seed, 0.0, 0..1);
+        if n == 5 {
+            fixed += self.violation(&probe.q, seed, 0.0, 4..5);
+        }
+        if fixed > 0.0 {
+            return None;
+        }
+        // Rays (start offset from psi, direction, length), in offsets from
+        // psi: from the seed's angle outward when it lies on an arc, else
+        // from both ends of each arc inward.
+        let ds = wrap_angle(seed_sigma - arcs.psi);
+        let mut rays = [(0.0, 0.0, 0.0); 4];
+        let mut count = 0;
+        for side in [1.0, -1.0] {
+            let x = side * ds; // the seed's offset mirrored onto this arc
+            if (a..=b).contains(&x) {
+                rays[count] = (side * x, side, b - x);
+                rays[count + 1] = (side * x, -side, x - a);
+            } else {
+                rays[count] = (side * a, side, b - a);
+                rays[count + 1] = (side * b, -side, b - a);
+            }
+            count += 2;
+        }
+        let dist = |offset: f64| wrap_angle(offset - ds).abs();
+        let mut best: Option<(f64, f64)> = None; // (distance, offset)
+        for &(start, dir, length) in &rays[..count] {
+            let (mut last, mut travelled, mut step) = (start, 0.0, 0.0_f64);
+            let mut previous = dist(start);
+            loop {
+                let offset = start + dir * travelled;
+                let d = dist(offset);
+                if best.is_some_and(|(bd, _)| d >= bd) || (travelled > 0.0 && d < previous) {
+                    break; // no nearer than the best, or coming back (another ray's half)
+                }
+                previous = d;
+                if fits(arcs.psi + offset) {
+                    let mut inside = offset;
+                    if travelled > 0.0 {
+                        let mut outside = last;
+                        while (inside - outside).abs() > 1e-10 {
+                            let mid = 0.5 * (inside + outside);
+                            if fits(arcs.psi + mid) {
+                                inside = mid;
+                            } else {
+                                outside = mid;
+                            }
+                        }
+                    }
+                    best = Some((dist(inside), inside));
+                    break;
+                }
+                if travelled >= length {
+                    break;
+                }
+                last = offset;
+                step = (2.0 * step).clamp(WALK_FIRST_STEP, WALK_MAX_STEP);
+                travelled = (travelled + step).min(length);
+            }
+        }
+        best.map(|(_, offset)| g.solve_planar(br, arcs.psi + offset, s, plan))
+    }
+
     /// Fits each candidate into the bounds and picks one: inside the bounds
     /// first (limits are constraints), then reaching the target in the ideal
     /// model (position, then the approach direction), then the requested
@@ -712,12 +1093,6 @@ impl AnalyticSolver {
                 c.distance += (c.q[i] - s).powi(2);
             }
         }
-        let bend_ok = |c: &Candidate| match self.options.bend {
-            Bend::Closest => true,
-            Bend::Positive => c.bend >= 0.0,
-            Bend::Negative => c.bend <= 0.0,
-            Bend::Pole(_) => c.pole_side,
-        };
         let key = |c: &Candidate| {
             let feasible = c.violation <= 1e-12;
             (
@@ -729,7 +1104,7 @@ impl AnalyticSolver {
                 } else {
                     c.misaligned
                 },
-                !bend_ok(c),
+                !self.bend_ok(c),
                 if feasible { c.distance } else { c.violation },
             )
         };
