@@ -231,7 +231,9 @@ impl JacobianSolver {
             }
             ws.bounds.sample(&mut self.rng, &mut ws.q);
         }
-        if why_not != Reason::TimeBudget && beyond_reach(&self.chain, target) {
+        // Beyond reach is the reason even when the restarts ran the budget
+        // out: no amount of time would have reached the target.
+        if beyond_reach(&self.chain, target) {
             why_not = Reason::OutOfReach;
         }
         finish(
