@@ -194,6 +194,9 @@ impl JacobianSolver {
         ws.bounds.clone_from(&self.template);
         ws.bounds.lock_at(&self.chain, seed, &mut ws.q);
         let clean_seed = ws.q.clone();
+        // The seed is the answer until an attempt finds a better one (an
+        // attempt whose cost overflows never does).
+        ws.best.copy_from_slice(&ws.q);
         let redundant = self.chain.dof() > if target.wants_orientation() { 6 } else { 3 };
         let null_gain = if redundant {
             self.options.null_space_gain
@@ -242,6 +245,8 @@ impl JacobianSolver {
             }
             ws.bounds.sample(&mut self.rng, &mut ws.q);
         }
+        // Beyond reach is the reason whatever ended the search: no amount
+        // of time would have reached the target.
         if out_of_reach {
             why_not = Reason::OutOfReach;
         }

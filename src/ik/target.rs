@@ -64,6 +64,16 @@ impl Target {
         check_finite("position", self.position.as_slice())?;
         if let Some(q) = &self.orientation {
             check_finite("orientation", q.coords.as_slice())?;
+            // The field is public: `UnitQuaternion::new_unchecked` can put
+            // any quaternion in. A zero or scaled one would measure a
+            // meaningless orientation error (zero reads as "no error").
+            let n = q.coords.norm();
+            if (n - 1.0).abs() > UNIT_TOLERANCE {
+                return Err(IkError::InvalidTarget {
+                    field: "orientation",
+                    why: format!("quaternion {:?} has length {n:.3e}, not 1", q.coords),
+                });
+            }
         }
         for (field, w) in [
             ("position_weight", self.position_weight),
@@ -92,11 +102,18 @@ impl Target {
     }
 }
 
+/// How far from 1 the length of a target's quaternion may be.
+const UNIT_TOLERANCE: f64 = 1e-6;
+
 /// A unit quaternion from ROS's `x, y, z, w` order.
 pub fn quaternion_from_xyzw(v: [f64; 4]) -> Result<UnitQuaternion<f64>, IkError> {
     check_finite("orientation", &v)?;
-    let q = Quaternion::new(v[3], v[0], v[1], v[2]);
-    let n = q.norm();
+    // Scaled by the largest component first: the squares of components
+    // beyond ~1e154 overflow, and `from_quaternion` would then divide by an
+    // infinite norm and return a zero quaternion.
+    let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let q = Quaternion::new(v[3], v[0], v[1], v[2]) / if big > 0.0 { big } else { 1.0 };
+    let n = q.norm() * big;
     if n < 1e-6 {
         return Err(IkError::InvalidTarget {
             field: "orientation",
