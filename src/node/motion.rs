@@ -17,7 +17,9 @@
 //! joints that would arrive early get their velocity and acceleration scaled
 //! down so that all joints arrive together (a straight line in joint space
 //! for a move from rest), which is how an arm looks deliberate rather than
-//! jerky.
+//! jerky. The pace is re-estimated every tick from rest-to-rest times, so
+//! joints already moving arrive together only approximately (within about a
+//! tenth of the move).
 
 /// Limits of one joint for the motion limiter.
 #[derive(Debug, Clone, Copy, PartialEq)]
