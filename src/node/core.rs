@@ -89,7 +89,7 @@ impl NodeConfig {
         positive("velocity_cap", self.velocity_cap)?;
         positive("default_acceleration", self.default_acceleration)?;
         positive("max_target_age", self.max_target_age)?;
-        if !(self.max_best_effort_error >= 0.0) {
+        if self.max_best_effort_error.is_nan() || self.max_best_effort_error < 0.0 {
             return Err(bad(
                 "max_best_effort_error",
                 format!("{} must be 0 or more", self.max_best_effort_error),
@@ -106,13 +106,13 @@ impl NodeConfig {
                 positive(name, x)?;
             }
         }
-        if let Some(q) = &self.initial {
-            if q.len() != n || q.iter().any(|x| !x.is_finite()) {
-                return Err(bad(
-                    "initial",
-                    format!("needs {n} finite values, got {q:?}"),
-                ));
-            }
+        if let Some(q) = &self.initial
+            && (q.len() != n || q.iter().any(|x| !x.is_finite()))
+        {
+            return Err(bad(
+                "initial",
+                format!("needs {n} finite values, got {q:?}"),
+            ));
         }
         Ok(chain
             .joints
@@ -283,10 +283,11 @@ impl<S: ServoOutput> NodeCore<S> {
         let wall = Instant::now();
         if !self.started {
             self.started = true;
-            if let Some(fb) = self.servo.feedback() {
-                if fb.len() == self.goal.len() && fb.iter().all(|x| x.is_finite()) {
-                    self.motion.reset(&fb);
-                }
+            if let Some(fb) = self.servo.feedback()
+                && fb.len() == self.goal.len()
+                && fb.iter().all(|x| x.is_finite())
+            {
+                self.motion.reset(&fb);
             }
         }
         if let Some(p) = self.pending.take() {
