@@ -7,3 +7,4 @@
 pub mod bench;
 pub mod ik;
 pub mod model;
+pub mod node;

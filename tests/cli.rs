@@ -308,3 +308,70 @@ fn bench_rejects_an_unknown_seed_and_a_mismatched_urdf() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("urdf/arm.urdf"), "{}", stderr(&out));
 }
+
+fn arm_ik_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(std::env::temp_dir()) // the built-in URDF needs no files
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run arm_ik");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn sim_runs_and_prints_a_summary() {
+    let out = arm_ik_stdin(&["sim", "--duration", "5"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("5.0 s simulated"), "{text}");
+    assert!(text.contains("251 received, 251 reached"), "{text}");
+    assert!(text.contains("tracking error") && text.contains("solve time: p50"));
+}
+
+#[test]
+fn sim_json_is_one_joint_state_per_tick_then_the_summary() {
+    let out = arm_ik_stdin(&["sim", "--duration", "2", "--json"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 101 + 1);
+    let js = &lines[100];
+    assert_eq!(js["type"], "joint_state");
+    assert_eq!(js["name"][0], "base_yaw");
+    assert_eq!(js["position"].as_array().unwrap().len(), 5);
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["targets"]["received"], 101);
+    assert_eq!(summary["link"], "virtual");
+    assert!(summary["solve_time_us"]["p99"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn sim_stdin_reports_malformed_lines_and_goes_on() {
+    let input = "{\"position\":[0.2,0.0,0.2]}\nnot json\n{\"positon\":[0,0,0]}\n\
+                 {\"position\":[0.2,0.05,0.15],\"frame_id\":\"world\"}\n";
+    let out = arm_ik_stdin(&["sim", "--stdin", "--duration", "3", "--json"], input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("stdin line 2"), "{e}");
+    assert!(e.contains("stdin line 3") && e.contains("positon"), "{e}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["malformed_lines"], 2);
+    assert_eq!(summary["targets"]["received"], 2);
+    assert_eq!(summary["targets"]["reached"], 1);
+    assert_eq!(summary["targets"]["rejected"]["wrong_frame"], 1);
+    assert!(summary["tracking_error_m"]["max"].as_f64().unwrap() > 0.0);
+}

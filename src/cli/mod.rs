@@ -3,6 +3,7 @@
 mod bench;
 mod check;
 mod parse;
+mod sim;
 mod solve;
 mod solver_args;
 
@@ -25,6 +26,9 @@ enum Command {
     Solve(solve::Args),
     /// Run the IK benchmark protocol on a target file.
     Bench(bench::Args),
+    /// Run the node on virtual servos in simulated time: a built-in
+    /// figure-eight or targets from stdin; no ROS, no hardware.
+    Sim(sim::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -36,5 +40,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(a) => check::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Sim(a) => sim::run(a),
     }
 }

@@ -1,0 +1,272 @@
+//! `arm_ik sim`: the node's main job with no ROS and no hardware: the node
+//! core on virtual servos, following a built-in figure-eight or targets from
+//! stdin, on simulated time.
+
+use super::solver_args::SolverArgs;
+use arm_ik::model::Chain;
+use arm_ik::node::{NodeConfig, NodeCore, TargetMsg};
+use serde_json::json;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The project's arm, built in so `arm_ik sim` runs from any directory.
+const ARM_URDF: &str = include_str!("../../urdf/arm.urdf");
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The URDF file (default: the built-in 5-DOF desktop arm, urdf/arm.urdf).
+    #[arg(long)]
+    urdf: Option<PathBuf>,
+    #[arg(long)]
+    base: Option<String>,
+    #[arg(long)]
+    tip: Option<String>,
+    #[command(flatten)]
+    solver: SolverArgs,
+    /// Simulated time to run (s).
+    #[arg(long, default_value_t = 20.0)]
+    duration: f64,
+    /// Control rate (Hz).
+    #[arg(long, default_value_t = 50.0)]
+    rate: f64,
+    /// Run at wall-clock speed instead of as fast as possible.
+    #[arg(long)]
+    realtime: bool,
+    /// Read targets from stdin, one JSON object per line:
+    /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
+    /// (orientation and frame_id optional). Without --realtime each line is
+    /// the target of one tick; with it, lines are taken as they arrive.
+    #[arg(long)]
+    stdin: bool,
+    /// Time for one loop of the built-in figure-eight (s).
+    #[arg(long, default_value_t = 10.0)]
+    period: f64,
+    /// Speed limit of every joint (rad/s); default: the URDF's, capped at 2.
+    #[arg(long)]
+    max_velocity: Option<f64>,
+    /// Acceleration limit of every joint (rad/s^2).
+    #[arg(long, default_value_t = 8.0)]
+    max_acceleration: f64,
+    /// Follow a best-effort answer only when its position error is below this (m).
+    #[arg(long, default_value_t = 0.01)]
+    max_best_effort_error: f64,
+    /// Print joint states as JSON lines, one per tick, and the summary as
+    /// the last line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The built-in target path: a figure-eight 20 cm in front of the arm, 16 x
+/// 8 cm, well inside the workspace, orientation free.
+fn figure_eight(t: f64, period: f64) -> [f64; 3] {
+    let w = std::f64::consts::TAU / period;
+    [0.2, 0.08 * (w * t).sin(), 0.17 + 0.04 * (2.0 * w * t).sin()]
+}
+
+/// One stdin line: its number and the target, or why it is malformed.
+type Line = (usize, Result<TargetMsg, String>);
+
+fn spawn_stdin_reader() -> mpsc::Receiver<Line> {
+    let (tx, rx) = mpsc::sync_channel::<Line>(1024);
+    std::thread::spawn(move || {
+        for (i, line) in std::io::stdin().lock().lines().enumerate() {
+            let item = match line {
+                Ok(l) if l.trim().is_empty() => continue,
+                Ok(l) => serde_json::from_str::<TargetMsg>(&l).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            if tx.send((i + 1, item)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = match &a.urdf {
+        Some(p) => Chain::from_urdf_file(p, a.base.as_deref(), a.tip.as_deref())?,
+        None => Chain::from_urdf_str(ARM_URDF, a.base.as_deref(), a.tip.as_deref())?,
+    };
+    if !(a.duration.is_finite() && a.duration >= 0.0) {
+        anyhow::bail!("--duration {} must be 0 or more seconds", a.duration);
+    }
+    if !(a.period.is_finite() && a.period > 0.0) {
+        anyhow::bail!("--period {} must be a positive number of seconds", a.period);
+    }
+    let (solver, common) = a.solver.config(&chain)?;
+    let mut config = NodeConfig {
+        rate_hz: a.rate,
+        default_acceleration: a.max_acceleration,
+        max_best_effort_error: a.max_best_effort_error,
+        ..NodeConfig::default()
+    };
+    if let Some(v) = a.max_velocity {
+        config.max_velocity = vec![v; chain.dof()];
+        config.velocity_cap = v;
+    }
+    let mut node = NodeCore::with_virtual_servos(&chain, solver, common, config)?;
+
+    let dt = 1.0 / a.rate;
+    let ticks = (a.duration * a.rate).round() as u64;
+    let lines = a.stdin.then(spawn_stdin_reader);
+    let mut stdin_open = true;
+    let mut malformed = 0u64;
+    let progress = std::io::stderr().is_terminal();
+    let mut last_progress = Instant::now();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let start = Instant::now();
+
+    for k in 0..=ticks {
+        let now = k as f64 * dt;
+        if a.realtime {
+            let due = start + Duration::from_secs_f64(now);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+        match &lines {
+            None => {
+                let msg = TargetMsg {
+                    stamp: now,
+                    frame_id: chain.base.clone(),
+                    position: figure_eight(now, a.period),
+                    orientation: None,
+                };
+                node.on_target(&msg, now);
+            }
+            Some(rx) if stdin_open => loop {
+                let item = if a.realtime {
+                    match rx.try_recv() {
+                        Ok(x) => x,
+                        Err(mpsc::TryRecvError::Empty) => break,
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            stdin_open = false;
+                            break;
+                        }
+                    }
+                } else {
+                    match rx.recv() {
+                        Ok(x) => x,
+                        Err(_) => {
+                            stdin_open = false;
+                            break;
+                        }
+                    }
+                };
+                match item {
+                    (_, Ok(msg)) => {
+                        node.on_target(&msg, now);
+                        if !a.realtime {
+                            break; // one line per tick
+                        }
+                    }
+                    (n, Err(e)) => {
+                        malformed += 1;
+                        eprintln!("arm_ik sim: stdin line {n}: {e} (skipped)");
+                    }
+                }
+            },
+            Some(_) => {}
+        }
+        let js = node.tick(now);
+        if a.json {
+            let line = json!({
+                "type": "joint_state",
+                "stamp": js.stamp,
+                "name": &*js.name,
+                "position": js.position,
+                "velocity": js.velocity,
+            });
+            writeln!(out, "{line}")?;
+        }
+        if progress && last_progress.elapsed() > Duration::from_millis(200) {
+            last_progress = Instant::now();
+            let s = node.status();
+            eprint!(
+                "\r\x1b[Ksim {now:6.2}/{:.2} s  targets {}  tracking {:.1} mm  solve p50 {:.0} us",
+                a.duration,
+                s.targets.received,
+                s.tracking_error * 1e3,
+                s.solve_time.quantile(0.5) * 1e6
+            );
+        }
+    }
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let s = node.status();
+    let solve = s.solve_time.summary();
+    let t = &s.targets;
+    if a.json {
+        let summary = json!({
+            "type": "summary",
+            "simulated_s": ticks as f64 * dt,
+            "wall_s": wall,
+            "ticks": s.ticks,
+            "loop_rate_hz": s.loop_rate_hz,
+            "ticks_per_wall_s": s.ticks as f64 / wall.max(1e-9),
+            "solver": s.solver,
+            "link": s.link,
+            "targets": t,
+            "malformed_lines": malformed,
+            "tracking_error_m": {"mean": s.tracking.mean, "max": s.tracking.max},
+            "solve_time_us": {"p50": solve.p50 * 1e6, "p99": solve.p99 * 1e6, "max": solve.max * 1e6, "count": solve.count},
+            "last_rejection": s.last_rejection.as_ref().map(|(r, why)| json!({"reason": r.name(), "why": why})),
+        });
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(
+            out,
+            "arm_ik sim: {:.1} s simulated in {:.3} s wall ({} ticks at {:.1} Hz; {} solver, {} servos)",
+            ticks as f64 * dt,
+            wall,
+            s.ticks,
+            s.loop_rate_hz,
+            s.solver,
+            s.link
+        )?;
+        writeln!(
+            out,
+            "targets: {} received, {} reached ({} best effort), {} rejected (not finite {}, invalid {}, stale {}, wrong frame {}), {} unreachable, {} superseded{}",
+            t.received,
+            t.reached,
+            t.best_effort,
+            t.rejected.total(),
+            t.rejected.not_finite,
+            t.rejected.invalid,
+            t.rejected.stale,
+            t.rejected.wrong_frame,
+            t.unreachable,
+            t.superseded,
+            if malformed > 0 {
+                format!(", {malformed} malformed stdin lines")
+            } else {
+                String::new()
+            }
+        )?;
+        if let Some((r, why)) = &s.last_rejection {
+            writeln!(out, "last rejection: {}: {why}", r.name())?;
+        }
+        writeln!(
+            out,
+            "tracking error: mean {:.2} mm, max {:.2} mm",
+            s.tracking.mean * 1e3,
+            s.tracking.max * 1e3
+        )?;
+        writeln!(
+            out,
+            "solve time: p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} solves)",
+            solve.p50 * 1e6,
+            solve.p99 * 1e6,
+            solve.max * 1e6,
+            solve.count
+        )?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,74 @@
+//! An in-memory transport: what the tests (and anything else without ROS)
+//! use in place of topics. Targets queue up until the next tick, joint
+//! states queue up until drained; both queues are bounded and drop their
+//! oldest entry when full, so a flood of targets or a reader that never
+//! drains cannot grow memory.
+
+use super::core::NodeCore;
+use super::msg::{JointState, TargetMsg};
+use super::virtual_servo::{ServoOutput, VirtualServo};
+use std::collections::VecDeque;
+
+/// A node core with queues standing in for topics.
+pub struct MemoryNode<S: ServoOutput = VirtualServo> {
+    core: NodeCore<S>,
+    inbox: VecDeque<TargetMsg>,
+    outbox: VecDeque<JointState>,
+    capacity: usize,
+    /// Targets dropped because the inbox was full (the newest are kept).
+    pub dropped_targets: u64,
+    /// Joint states dropped because nobody drained them.
+    pub dropped_states: u64,
+}
+
+impl<S: ServoOutput> MemoryNode<S> {
+    /// Default queue length: 20 s of joint states at 50 Hz.
+    pub const CAPACITY: usize = 1000;
+
+    pub fn new(core: NodeCore<S>) -> MemoryNode<S> {
+        MemoryNode {
+            core,
+            inbox: VecDeque::new(),
+            outbox: VecDeque::new(),
+            capacity: Self::CAPACITY,
+            dropped_targets: 0,
+            dropped_states: 0,
+        }
+    }
+
+    /// "Publishes" a target; it is taken in at the next tick.
+    pub fn push_target(&mut self, msg: TargetMsg) {
+        if self.inbox.len() >= self.capacity {
+            self.inbox.pop_front();
+            self.dropped_targets += 1;
+        }
+        self.inbox.push_back(msg);
+    }
+
+    /// Delivers the queued targets at `now`, runs one tick and queues its
+    /// joint state.
+    pub fn tick(&mut self, now: f64) {
+        while let Some(msg) = self.inbox.pop_front() {
+            self.core.on_target(&msg, now);
+        }
+        let js = self.core.tick(now);
+        if self.outbox.len() >= self.capacity {
+            self.outbox.pop_front();
+            self.dropped_states += 1;
+        }
+        self.outbox.push_back(js);
+    }
+
+    /// Takes every joint state published since the last drain, oldest first.
+    pub fn drain_joint_states(&mut self) -> Vec<JointState> {
+        self.outbox.drain(..).collect()
+    }
+
+    pub fn core(&self) -> &NodeCore<S> {
+        &self.core
+    }
+
+    pub fn core_mut(&mut self) -> &mut NodeCore<S> {
+        &mut self.core
+    }
+}

@@ -1,0 +1,24 @@
+//! The node: the control loop behind the ROS 2 node and `arm_ik sim`,
+//! without ROS.
+//!
+//! Targets ([`TargetMsg`]) go into a [`NodeCore`]; every [`NodeCore::tick`]
+//! solves the latest one (warm-started from the current joints), moves the
+//! commanded joints toward the answer within velocity, acceleration and
+//! position limits ([`motion`]), sends them to a [`ServoOutput`] (virtual
+//! servos unless hardware is configured) and returns a [`JointState`]. The
+//! caller passes the clock, so the same loop runs in real time, in
+//! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics.
+
+pub mod core;
+pub mod memory;
+pub mod motion;
+pub mod msg;
+pub mod status;
+pub mod virtual_servo;
+
+pub use core::{NodeConfig, NodeCore, NodeError};
+pub use memory::MemoryNode;
+pub use motion::{AxisLimits, MotionLimiter};
+pub use msg::{JointState, TargetMsg};
+pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
+pub use virtual_servo::{ServoOutput, VirtualServo};

@@ -1,0 +1,311 @@
+//! The joint-space motion limiter: moves the commanded joints toward the
+//! latest IK answer at a fixed period, so a far target never makes a jump.
+//!
+//! It works in discrete time on purpose: the servo sees one position per
+//! tick, so the limits must hold for the differences between consecutive
+//! ticks, not for a continuous profile that is then sampled. Each tick every
+//! joint picks a new velocity `v'` and moves by `v' * dt`, with
+//!
+//! * `|v'| <= v_max` (velocity limit),
+//! * `|v' - v| <= a_max * dt` (acceleration limit),
+//! * `v'` small enough that the joint can still stop before its position
+//!   limit decelerating at `a_max` ([`brake_speed`]), so limits are never
+//!   passed, not even by a overshoot.
+//!
+//! Inside those hard bounds the joint heads for its goal on a trapezoidal
+//! profile (accelerate, cruise, brake in time). With synchronisation on, the
+//! joints that would arrive early get their velocity and acceleration scaled
+//! down so that all joints arrive together (a straight line in joint space
+//! for a move from rest), which is how an arm looks deliberate rather than
+//! jerky. The pace is re-estimated every tick from rest-to-rest times, so
+//! joints already moving arrive together only approximately (within about a
+//! tenth of the move).
+
+/// Limits of one joint for the motion limiter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxisLimits {
+    /// Position range (rad or m); infinite for continuous joints.
+    pub lower: f64,
+    pub upper: f64,
+    /// Maximum speed (rad/s or m/s), finite and positive.
+    pub velocity: f64,
+    /// Maximum acceleration (rad/s^2 or m/s^2), finite and positive.
+    pub acceleration: f64,
+}
+
+/// Per-joint trapezoidal motion toward a goal, stepped once per tick.
+#[derive(Debug, Clone)]
+pub struct MotionLimiter {
+    dt: f64,
+    limits: Vec<AxisLimits>,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    goal: Vec<f64>,
+    synchronise: bool,
+}
+
+impl MotionLimiter {
+    /// A limiter at rest at `q0` (clamped into the limits), goal = `q0`.
+    ///
+    /// `dt` is the control period in seconds; `limits` one entry per joint
+    /// with positive finite velocity and acceleration (the node's config
+    /// validation guarantees that).
+    pub fn new(dt: f64, limits: Vec<AxisLimits>, q0: &[f64], synchronise: bool) -> MotionLimiter {
+        assert_eq!(limits.len(), q0.len(), "one limit per joint");
+        assert!(dt > 0.0 && dt.is_finite(), "period must be positive");
+        let mut m = MotionLimiter {
+            dt,
+            q: vec![0.0; q0.len()],
+            v: vec![0.0; q0.len()],
+            goal: vec![0.0; q0.len()],
+            limits,
+            synchronise,
+        };
+        m.reset(q0);
+        m
+    }
+
+    /// Puts the joints at rest at `q` (clamped; NaN becomes the nearest
+    /// finite point of the range, 0 when that is unbounded), e.g. from servo
+    /// feedback at start-up.
+    pub fn reset(&mut self, q: &[f64]) {
+        for (i, l) in self.limits.iter().enumerate() {
+            let x = if q[i].is_finite() { q[i] } else { 0.0 };
+            self.q[i] = x.clamp(l.lower, l.upper);
+            self.v[i] = 0.0;
+            self.goal[i] = self.q[i];
+        }
+    }
+
+    /// Sets where the joints should go; values are clamped into the limits
+    /// (non-finite values keep the joint's current goal).
+    pub fn set_goal(&mut self, goal: &[f64]) {
+        for (i, l) in self.limits.iter().enumerate() {
+            if goal[i].is_finite() {
+                self.goal[i] = goal[i].clamp(l.lower, l.upper);
+            }
+        }
+    }
+
+    /// Advances one period.
+    pub fn step(&mut self) {
+        let dt = self.dt;
+        // Time-synchronisation: the slowest joint sets the pace.
+        let mut lead = 0.0_f64;
+        if self.synchronise {
+            for i in 0..self.q.len() {
+                lead = lead.max(self.move_time(i));
+            }
+        }
+        for i in 0..self.q.len() {
+            let l = self.limits[i];
+            let (a, vmax) = (l.acceleration, l.velocity);
+            let (q, v) = (self.q[i], self.v[i]);
+            let d = self.goal[i] - q;
+            let dist = d.abs();
+            let sgn = if d < 0.0 { -1.0 } else { 1.0 };
+            let u = sgn * v; // speed toward the goal (negative: moving away)
+
+            // Scaled limits so this joint arrives with the slowest one.
+            let s = if lead > 0.0 {
+                (self.move_time(i) / lead).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            let (vs, as_) = (vmax * s, a * s * s);
+
+            let land = dist / dt;
+            let mut new_v = if land <= as_.max(f64::MIN_POSITIVE) * dt
+                && (u - land).abs() <= a * dt
+                && land <= vmax
+            {
+                // Close enough to land exactly this tick and stop the next.
+                sgn * land
+            } else {
+                let brake = brake_speed(dist, as_, dt);
+                let want = vs.min(brake);
+                let u_new = if want >= u {
+                    (u + as_ * dt).min(want)
+                } else {
+                    // Braking that the scaled profile cannot do in time
+                    // (the pace changed, or the goal jumped) uses the full
+                    // deceleration.
+                    let dec = if u > brake { a } else { as_ };
+                    (u - dec * dt).max(want)
+                };
+                sgn * u_new
+            };
+            // Hard bounds: position limits (stop in time), speed, and
+            // acceleration last so it always holds.
+            new_v = new_v
+                .min(brake_speed(l.upper - q, a, dt))
+                .max(-brake_speed(q - l.lower, a, dt))
+                .clamp(-vmax, vmax)
+                .min(v + a * dt)
+                .max(v - a * dt);
+            let mut new_q = q + new_v * dt;
+            if (new_v - sgn * land).abs() <= f64::EPSILON * land.max(1.0) {
+                new_q = self.goal[i]; // land exactly, no rounding crumbs
+            }
+            self.q[i] = new_q.clamp(l.lower, l.upper);
+            self.v[i] = new_v;
+        }
+    }
+
+    /// Rest-to-rest time of joint `i` to its goal at full limits: the pace
+    /// used for time-synchronisation.
+    fn move_time(&self, i: usize) -> f64 {
+        let l = &self.limits[i];
+        let d = (self.goal[i] - self.q[i]).abs();
+        let (v, a) = (l.velocity, l.acceleration);
+        if d >= v * v / a {
+            d / v + v / a
+        } else {
+            2.0 * (d / a).sqrt()
+        }
+    }
+
+    pub fn position(&self) -> &[f64] {
+        &self.q
+    }
+
+    pub fn velocity(&self) -> &[f64] {
+        &self.v
+    }
+
+    pub fn goal(&self) -> &[f64] {
+        &self.goal
+    }
+
+    pub fn period(&self) -> f64 {
+        self.dt
+    }
+
+    pub fn limits(&self) -> &[AxisLimits] {
+        &self.limits
+    }
+
+    /// True when every joint is at its goal and at rest.
+    pub fn is_settled(&self) -> bool {
+        self.q.iter().zip(&self.goal).all(|(q, g)| q == g) && self.v.iter().all(|&v| v == 0.0)
+    }
+}
+
+/// The largest speed `u >= 0` to take this tick that still lets the joint
+/// stop within distance `d` decelerating at `a`, in discrete steps of `dt`.
+///
+/// The condition is `u^2/(2a) + 3/2 u dt <= d`: after moving `u dt` the
+/// remaining distance covers the braking staircase `u - a dt, u - 2a dt, ...`
+/// with room to spare, and if it holds now, braking at `a` keeps it holding
+/// next tick, so a joint that respects it can always stop in time.
+pub fn brake_speed(d: f64, a: f64, dt: f64) -> f64 {
+    if d.is_nan() || d <= 0.0 || a <= 0.0 {
+        return 0.0;
+    }
+    if d.is_infinite() {
+        return f64::INFINITY;
+    }
+    let b = 1.5 * dt;
+    // Root of u^2/(2a) + b u - d = 0 in the cancellation-free form.
+    2.0 * d / (b + (b * b + 2.0 * d / a).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arm(n: usize) -> Vec<AxisLimits> {
+        vec![
+            AxisLimits {
+                lower: -1.5,
+                upper: 1.5,
+                velocity: 2.0,
+                acceleration: 8.0,
+            };
+            n
+        ]
+    }
+
+    /// Steps until settled, checking every limit on every tick.
+    fn run(m: &mut MotionLimiter, ticks: usize) -> usize {
+        let dt = m.period();
+        let mut prev_v = m.velocity().to_vec();
+        for k in 0..ticks {
+            let q0 = m.position().to_vec();
+            m.step();
+            for (i, l) in m.limits().to_vec().iter().enumerate() {
+                let v = (m.position()[i] - q0[i]) / dt;
+                assert!(
+                    v.abs() <= l.velocity * (1.0 + 1e-9),
+                    "tick {k} joint {i} v {v}"
+                );
+                let acc = (v - prev_v[i]) / dt;
+                assert!(
+                    acc.abs() <= l.acceleration * (1.0 + 1e-6),
+                    "tick {k} joint {i} a {acc}"
+                );
+                assert!(l.lower <= m.position()[i] && m.position()[i] <= l.upper);
+                prev_v[i] = v;
+            }
+            if m.is_settled() {
+                return k;
+            }
+        }
+        ticks
+    }
+
+    #[test]
+    fn reaches_the_goal_exactly_within_limits() {
+        let mut m = MotionLimiter::new(0.02, arm(3), &[0.0, 0.0, 0.0], true);
+        m.set_goal(&[1.4, -0.3, 0.001]);
+        let k = run(&mut m, 1000);
+        assert!(k < 1000, "never settled");
+        assert_eq!(m.position(), &[1.4, -0.3, 0.001]);
+        // 1.4 rad at 2 rad/s and 8 rad/s^2 takes 0.95 s ideally.
+        assert!((k as f64 * 0.02) < 1.2, "took {k} ticks");
+    }
+
+    #[test]
+    fn goal_reversals_never_break_limits() {
+        let mut m = MotionLimiter::new(0.02, arm(2), &[0.0, 0.0], false);
+        for (k, g) in [1.5, -1.5, 1.5, 0.2, -1.5].iter().enumerate() {
+            m.set_goal(&[*g, -*g]);
+            run(&mut m, 7 + 5 * k);
+        }
+        run(&mut m, 1000);
+        assert!(m.is_settled());
+    }
+
+    #[test]
+    fn synchronised_joints_arrive_together() {
+        let mut m = MotionLimiter::new(0.02, arm(2), &[0.0, 0.0], true);
+        m.set_goal(&[1.0, 0.25]);
+        let mut first_done = None;
+        for k in 0..200 {
+            m.step();
+            if first_done.is_none() && m.position()[1] == 0.25 {
+                first_done = Some(k);
+            }
+            if m.is_settled() {
+                let early = k - first_done.unwrap();
+                assert!(early <= 3, "small joint arrived {early} ticks early");
+                return;
+            }
+        }
+        panic!("never settled");
+    }
+
+    #[test]
+    fn brake_speed_stops_in_time() {
+        let (a, dt) = (8.0, 0.02);
+        for d in [1e-6, 1e-3, 0.05, 0.7] {
+            let mut u = brake_speed(d, a, dt);
+            let mut left = d - u * dt;
+            while u > 0.0 {
+                u = (u - a * dt).max(0.0);
+                left -= u * dt;
+            }
+            assert!(left >= -1e-15, "overshot by {left} from {d}");
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! What the node reports about itself: target counters, errors, link state,
+//! loop rate and solve times. Everything here has a fixed size, so a node
+//! that runs for days at 1 kHz input uses the same memory as at start.
+
+use serde::Serialize;
+
+/// Why a target was refused before solving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RejectReason {
+    /// NaN or infinite position, orientation or stamp.
+    NotFinite,
+    /// A zero-length quaternion or another invalid field.
+    Invalid,
+    /// The stamp is further than `max_target_age` from the node clock.
+    Stale,
+    /// The frame is not the chain's base link.
+    WrongFrame,
+}
+
+impl RejectReason {
+    pub const ALL: [RejectReason; 4] = [
+        RejectReason::NotFinite,
+        RejectReason::Invalid,
+        RejectReason::Stale,
+        RejectReason::WrongFrame,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RejectReason::NotFinite => "not_finite",
+            RejectReason::Invalid => "invalid",
+            RejectReason::Stale => "stale",
+            RejectReason::WrongFrame => "wrong_frame",
+        }
+    }
+}
+
+/// Rejections per reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Rejections {
+    pub not_finite: u64,
+    pub invalid: u64,
+    pub stale: u64,
+    pub wrong_frame: u64,
+}
+
+impl Rejections {
+    pub fn total(&self) -> u64 {
+        self.not_finite + self.invalid + self.stale + self.wrong_frame
+    }
+
+    pub fn count(&mut self, r: RejectReason) {
+        match r {
+            RejectReason::NotFinite => self.not_finite += 1,
+            RejectReason::Invalid => self.invalid += 1,
+            RejectReason::Stale => self.stale += 1,
+            RejectReason::WrongFrame => self.wrong_frame += 1,
+        }
+    }
+}
+
+/// What happened to the targets that came in.
+///
+/// `received = accepted + rejected.total()`, and every accepted target is
+/// either solved or superseded by a newer one before the next tick (only the
+/// latest target matters).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TargetCounters {
+    pub received: u64,
+    pub accepted: u64,
+    pub rejected: Rejections,
+    /// Accepted, but replaced by a newer target before it was solved.
+    pub superseded: u64,
+    pub solved: u64,
+    /// Solved and sent to the motion: converged, or best effort within
+    /// `max_best_effort_error`.
+    pub reached: u64,
+    /// Of `reached`, the best-effort ones.
+    pub best_effort: u64,
+    /// Solved but too far from the target: the arm holds.
+    pub unreachable: u64,
+}
+
+/// A duration distribution in fixed memory: a log-spaced histogram (20
+/// bins per decade from 100 ns to 10 s, so quantiles are within 12 %), plus
+/// exact count, mean and max.
+#[derive(Debug, Clone)]
+pub struct TimeStats {
+    bins: [u64; TimeStats::BINS],
+    count: u64,
+    sum: f64,
+    max: f64,
+}
+
+impl Default for TimeStats {
+    fn default() -> Self {
+        TimeStats {
+            bins: [0; TimeStats::BINS],
+            count: 0,
+            sum: 0.0,
+            max: 0.0,
+        }
+    }
+}
+
+impl TimeStats {
+    const PER_DECADE: f64 = 20.0;
+    const MIN: f64 = 1e-7;
+    const BINS: usize = 160;
+
+    /// Records one duration in seconds.
+    pub fn record(&mut self, s: f64) {
+        if !s.is_finite() || s < 0.0 {
+            return;
+        }
+        let i = ((s / Self::MIN).log10() * Self::PER_DECADE).floor();
+        let i = if i.is_finite() {
+            i.clamp(0.0, (Self::BINS - 1) as f64)
+        } else {
+            0.0
+        } as usize;
+        self.bins[i] += 1;
+        self.count += 1;
+        self.sum += s;
+        self.max = self.max.max(s);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// The `p` quantile (0..=1) in seconds: the upper edge of its bin,
+    /// never above the observed maximum; 0 with no samples.
+    pub fn quantile(&self, p: f64) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let rank = ((p.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (i, &n) in self.bins.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                let edge = Self::MIN * 10f64.powf((i + 1) as f64 / Self::PER_DECADE);
+                return edge.min(self.max);
+            }
+        }
+        self.max
+    }
+
+    /// Count, mean, p50, p99 and max, for reports.
+    pub fn summary(&self) -> TimeSummary {
+        TimeSummary {
+            count: self.count,
+            mean: self.mean(),
+            p50: self.quantile(0.5),
+            p99: self.quantile(0.99),
+            max: self.max,
+        }
+    }
+}
+
+/// A [`TimeStats`] boiled down (seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TimeSummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Running mean and maximum of a value, in fixed memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RunningStats {
+    pub count: u64,
+    pub mean: f64,
+    pub max: f64,
+}
+
+impl RunningStats {
+    pub fn record(&mut self, x: f64) {
+        if !x.is_finite() {
+            return;
+        }
+        self.count += 1;
+        self.mean += (x - self.mean) / self.count as f64;
+        self.max = self.max.max(x);
+    }
+}
+
+/// The node's state as a user or a diagnostics topic sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// The solver's name (`jacobian`, `analytic`, ...).
+    pub solver: &'static str,
+    /// The servo link ("virtual" for simulated servos).
+    pub link: String,
+    pub targets: TargetCounters,
+    /// The last rejection and what exactly was wrong.
+    pub last_rejection: Option<(RejectReason, String)>,
+    /// Errors of the last solve (m, rad).
+    pub last_position_error: f64,
+    pub last_orientation_error: f64,
+    /// Status of the last solve (`converged`, `best_effort`, `failed`).
+    pub last_solve: Option<&'static str>,
+    /// True while the latest target was unreachable and the arm holds.
+    pub holding: bool,
+    /// Distance from the commanded tip to the latest reached target (m).
+    pub tracking_error: f64,
+    /// Tracking error over every tick that had a target.
+    pub tracking: RunningStats,
+    /// Largest difference between servo feedback and command this tick
+    /// (rad or m); 0 without feedback.
+    pub servo_lag: f64,
+    pub ticks: u64,
+    /// Measured on the node clock passed to `tick`.
+    pub loop_rate_hz: f64,
+    /// Wall time of the solves.
+    #[serde(skip)]
+    pub solve_time: TimeStats,
+    /// Wall time of whole ticks (solve, motion, servo command).
+    #[serde(skip)]
+    pub tick_time: TimeStats,
+}
+
+impl Status {
+    pub(crate) fn new(solver: &'static str) -> Status {
+        Status {
+            solver,
+            link: String::new(),
+            targets: TargetCounters::default(),
+            last_rejection: None,
+            last_position_error: 0.0,
+            last_orientation_error: 0.0,
+            last_solve: None,
+            holding: false,
+            tracking_error: 0.0,
+            tracking: RunningStats::default(),
+            servo_lag: 0.0,
+            ticks: 0,
+            loop_rate_hz: 0.0,
+            solve_time: TimeStats::default(),
+            tick_time: TimeStats::default(),
+        }
+    }
+
+    /// The status as JSON, with the time distributions summarised.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "solve_time".into(),
+                serde_json::json!(self.solve_time.summary()),
+            );
+            o.insert(
+                "tick_time".into(),
+                serde_json::json!(self.tick_time.summary()),
+            );
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_close_and_memory_is_fixed() {
+        let mut t = TimeStats::default();
+        for i in 1..=1000 {
+            t.record(i as f64 * 1e-6);
+        }
+        let p50 = t.quantile(0.5);
+        assert!((p50 / 500e-6 - 1.0).abs() < 0.13, "{p50}");
+        assert!(t.quantile(0.99) <= t.max());
+        assert!((t.mean() - 500.5e-6).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,348 @@
+//! The node core as a user of the ROS node sees it, through the in-memory
+//! transport: targets in, joint states and servo commands out.
+
+mod common;
+
+use arm_ik::ik::{Common, SolverConfig, SolverKind};
+use arm_ik::model::Chain;
+use arm_ik::node::{
+    JointState, MemoryNode, NodeConfig, NodeCore, RejectReason, ServoOutput, TargetMsg,
+    VirtualServo,
+};
+use nalgebra::Vector3;
+use std::sync::{Arc, Mutex};
+
+const DT: f64 = 0.02; // the default 50 Hz
+
+fn arm() -> Chain {
+    Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap()
+}
+
+fn node(chain: &Chain) -> MemoryNode {
+    let core = NodeCore::with_virtual_servos(
+        chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        NodeConfig::default(),
+    )
+    .unwrap();
+    MemoryNode::new(core)
+}
+
+/// Ticks `n` times from tick `k0` and returns the joint states.
+fn run(node: &mut MemoryNode<impl ServoOutput>, k0: usize, n: usize) -> Vec<JointState> {
+    for k in k0..k0 + n {
+        node.tick(k as f64 * DT);
+    }
+    node.drain_joint_states()
+}
+
+fn tip(chain: &Chain, js: &JointState) -> Vector3<f64> {
+    chain.fk(&js.position).translation.vector
+}
+
+/// Every consecutive pair of joint states keeps the velocity, acceleration
+/// and position limits (velocities from the positions and stamps, as a
+/// servo sees them).
+fn assert_limits_kept(node: &MemoryNode<impl ServoOutput>, states: &[JointState]) {
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev_v: Option<Vec<f64>> = None;
+    for (k, w) in states.windows(2).enumerate() {
+        let dt = w[1].stamp - w[0].stamp;
+        assert!(dt > 0.0);
+        let v: Vec<f64> = (0..limits.len())
+            .map(|i| (w[1].position[i] - w[0].position[i]) / dt)
+            .collect();
+        for (i, l) in limits.iter().enumerate() {
+            let q = w[1].position[i];
+            assert!(
+                q.is_finite() && l.lower <= q && q <= l.upper,
+                "state {k}: joint {i} at {q} outside [{}, {}]",
+                l.lower,
+                l.upper
+            );
+            assert!(
+                v[i].abs() <= l.velocity * (1.0 + 1e-9),
+                "state {k}: joint {i} speed {} > {}",
+                v[i],
+                l.velocity
+            );
+            if let Some(pv) = &prev_v {
+                let a = (v[i] - pv[i]) / dt;
+                assert!(
+                    a.abs() <= l.acceleration * (1.0 + 1e-6),
+                    "state {k}: joint {i} acceleration {a} > {}",
+                    l.acceleration
+                );
+            }
+        }
+        prev_v = Some(v);
+    }
+}
+
+#[test]
+fn a_reachable_target_is_reached_and_joint_states_show_it() {
+    let chain = arm();
+    let mut n = node(&chain);
+    let goal = [0.2, 0.05, 0.15];
+    n.push_target(TargetMsg::position(goal));
+    let states = run(&mut n, 0, 250); // 5 s
+    assert_eq!(states.len(), 250, "one joint state per tick");
+    let last = states.last().unwrap();
+    assert_eq!(
+        &*last.name,
+        ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
+    );
+    let err = (tip(&chain, last) - Vector3::from(goal)).norm();
+    assert!(err < 1e-3, "tip {err} m from the target");
+    assert!(last.velocity.iter().all(|&v| v == 0.0), "still moving");
+    assert_limits_kept(&n, &states);
+    let s = n.core().status();
+    assert_eq!((s.targets.received, s.targets.reached), (1, 1));
+    assert!(s.tracking_error < 1e-3 && !s.holding);
+    assert_eq!(s.link, "virtual");
+    // The virtual servos have caught up with the command by now.
+    assert!(s.servo_lag < 1e-6, "servo lag {}", s.servo_lag);
+}
+
+#[test]
+fn an_unreachable_target_holds_and_reports() {
+    let chain = arm();
+    let mut n = node(&chain);
+    n.push_target(TargetMsg::position([0.2, 0.0, 0.2]));
+    let held = run(&mut n, 0, 200).pop().unwrap();
+
+    // 1 m away: the arm reaches 0.42 m.
+    n.push_target(TargetMsg::position([1.0, 0.0, 0.2]));
+    let states = run(&mut n, 200, 100);
+    for js in &states {
+        assert_eq!(
+            js.position, held.position,
+            "moved toward an unreachable target"
+        );
+    }
+    let s = n.core().status();
+    assert_eq!(s.targets.unreachable, 1);
+    assert!(s.holding);
+    assert!(s.last_position_error > 0.5, "{}", s.last_position_error);
+
+    // 4 mm beyond straight up: within max_best_effort_error, so followed.
+    n.push_target(TargetMsg::position([0.0, 0.0, 0.419]));
+    let last = run(&mut n, 300, 250).pop().unwrap();
+    let s = n.core().status();
+    assert_eq!((s.targets.best_effort, s.holding), (1, false));
+    assert!((tip(&chain, &last) - Vector3::new(0.0, 0.0, 0.419)).norm() < 0.005);
+}
+
+/// Records every servo command, to check what hardware would receive.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<Vec<f64>>>>);
+
+impl ServoOutput for Recorder {
+    fn command(&mut self, positions: &[f64], _t: f64) {
+        self.0.lock().unwrap().push(positions.to_vec());
+    }
+    fn feedback(&self) -> Option<Vec<f64>> {
+        None
+    }
+}
+
+#[test]
+fn nan_targets_are_rejected_and_never_reach_the_servos() {
+    let chain = arm();
+    let rec = Recorder::default();
+    let core = NodeCore::new(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        NodeConfig::default(),
+        rec.clone(),
+    )
+    .unwrap();
+    let mut n = MemoryNode::new(core);
+    n.push_target(TargetMsg::position([0.2, 0.0, 0.2]));
+    let mut states = run(&mut n, 0, 10);
+    let bad = [
+        TargetMsg::position([f64::NAN, 0.0, 0.2]),
+        TargetMsg::position([0.2, f64::INFINITY, 0.2]),
+        TargetMsg {
+            orientation: Some([0.0, f64::NAN, 0.0, 1.0]),
+            ..TargetMsg::position([0.2, 0.0, 0.2])
+        },
+        TargetMsg {
+            stamp: f64::NAN,
+            ..TargetMsg::position([0.2, 0.0, 0.2])
+        },
+    ];
+    for (k, msg) in bad.iter().enumerate() {
+        n.push_target(msg.clone());
+        states.extend(run(&mut n, 10 + 10 * k, 10));
+    }
+    states.extend(run(&mut n, 50, 200));
+    let s = n.core().status();
+    assert_eq!(s.targets.rejected.not_finite, 4);
+    assert_eq!(s.targets.accepted, 1);
+    assert_eq!(
+        s.last_rejection.as_ref().unwrap().0,
+        RejectReason::NotFinite
+    );
+    let commands = rec.0.lock().unwrap();
+    assert_eq!(commands.len(), 250, "one command per tick");
+    assert!(commands.iter().flatten().all(|x| x.is_finite()));
+    assert!(states.iter().all(|js| {
+        js.position
+            .iter()
+            .chain(&js.velocity)
+            .all(|x| x.is_finite())
+    }));
+    // The good target was still reached.
+    let err = (tip(&chain, states.last().unwrap()) - Vector3::new(0.2, 0.0, 0.2)).norm();
+    assert!(err < 1e-3, "{err}");
+}
+
+#[test]
+fn a_target_in_another_frame_is_rejected() {
+    let chain = arm();
+    let mut n = node(&chain);
+    let start = run(&mut n, 0, 1).pop().unwrap();
+    n.push_target(TargetMsg {
+        frame_id: "world".into(),
+        ..TargetMsg::position([0.2, 0.0, 0.2])
+    });
+    let states = run(&mut n, 1, 50);
+    assert!(states.iter().all(|js| js.position == start.position));
+    let s = n.core().status();
+    assert_eq!(s.targets.rejected.wrong_frame, 1);
+    let (reason, why) = s.last_rejection.clone().unwrap();
+    assert_eq!(reason, RejectReason::WrongFrame);
+    assert!(why.contains("world") && why.contains("base_link"), "{why}");
+
+    // The base link by name is fine.
+    n.push_target(TargetMsg {
+        frame_id: "base_link".into(),
+        ..TargetMsg::position([0.2, 0.0, 0.2])
+    });
+    run(&mut n, 51, 1);
+    assert_eq!(n.core().status().targets.accepted, 1);
+}
+
+#[test]
+fn stale_targets_are_rejected() {
+    let chain = arm();
+    let mut n = node(&chain);
+    let now = 10.0;
+    let at = |stamp| TargetMsg {
+        stamp,
+        ..TargetMsg::position([0.2, 0.0, 0.2])
+    };
+    let core = n.core_mut();
+    assert_eq!(core.on_target(&at(9.0), now), Some(RejectReason::Stale));
+    assert_eq!(core.on_target(&at(11.0), now), Some(RejectReason::Stale));
+    assert_eq!(core.on_target(&at(9.8), now), None);
+    assert_eq!(core.on_target(&at(0.0), now), None, "0 means now");
+    let t = core.status().targets;
+    assert_eq!((t.received, t.accepted, t.rejected.stale), (4, 2, 2));
+    // A stale target never moves the arm.
+    let mut n = node(&chain);
+    let start = run(&mut n, 0, 1).pop().unwrap();
+    n.push_target(at(0.02 - 0.6));
+    assert!(
+        run(&mut n, 1, 50)
+            .iter()
+            .all(|js| js.position == start.position)
+    );
+}
+
+#[test]
+fn a_1khz_moving_target_is_followed_within_all_limits() {
+    let chain = arm();
+    let mut n = node(&chain);
+    // A 5 cm circle once per 2 s, sampled at 1 kHz: 20 targets per tick.
+    let circle = |t: f64| {
+        let w = std::f64::consts::TAU / 2.0;
+        [0.2, 0.05 * (w * t).cos(), 0.2 + 0.05 * (w * t).sin()]
+    };
+    let ticks = 400;
+    let mut states = Vec::new();
+    let mut errors = Vec::new();
+    for k in 0..ticks {
+        let now = k as f64 * DT;
+        for j in 0..20 {
+            let t = now - DT + (j + 1) as f64 * DT / 20.0;
+            n.push_target(TargetMsg {
+                stamp: t.max(1e-9),
+                ..TargetMsg::position(circle(t))
+            });
+        }
+        n.tick(now);
+        let js = n.drain_joint_states().pop().unwrap();
+        errors.push((tip(&chain, &js) - Vector3::from(circle(now))).norm());
+        states.push(js);
+    }
+    assert_limits_kept(&n, &states);
+    let s = n.core().status();
+    assert_eq!(s.targets.received, 20 * ticks as u64);
+    assert_eq!(s.targets.solved, ticks as u64, "one solve per tick");
+    assert_eq!(s.targets.superseded, 19 * ticks as u64);
+    assert!((s.loop_rate_hz - 50.0).abs() < 1e-6);
+    // Once caught up (after 2 s) the tip stays close to the moving target.
+    let worst = errors[100..].iter().cloned().fold(0.0, f64::max);
+    assert!(worst < 0.02, "tracking error up to {worst} m");
+}
+
+#[test]
+fn a_far_target_in_joint_space_moves_smoothly() {
+    let chain = arm();
+    let mut n = node(&chain);
+    // From straight up to low on the right: base yaw alone turns ~80 deg.
+    let goal = [0.05, -0.25, 0.1];
+    n.push_target(TargetMsg::position(goal));
+    let states = run(&mut n, 0, 300);
+    assert_limits_kept(&n, &states);
+    let limits = n.core().motion().limits().to_vec();
+    // The first tick can only move as far as the acceleration allows.
+    for (i, l) in limits.iter().enumerate() {
+        let dq = (states[0].position[i] - chain.mid_configuration()[i]).abs();
+        assert!(
+            dq <= l.acceleration * DT * DT * (1.0 + 1e-9),
+            "joint {i} jumped {dq}"
+        );
+    }
+    let moved = states.last().unwrap().position[0] - states[0].position[0];
+    assert!(moved.abs() > 1.0, "base yaw moved only {moved}");
+    // It took many ticks, and all joints arrived together.
+    let arrived: Vec<usize> = (0..limits.len())
+        .map(|i| {
+            let fin = states.last().unwrap().position[i];
+            states.iter().position(|js| js.position[i] == fin).unwrap()
+        })
+        .collect();
+    let (first, last) = (arrived.iter().min().unwrap(), arrived.iter().max().unwrap());
+    assert!(*last > 25, "arrived after {last} ticks: a jump");
+    // Synchronisation is approximate (the pace is re-estimated every tick
+    // from rest-to-rest times): within an eighth of the move.
+    let moving: Vec<usize> = arrived.iter().copied().filter(|&k| k > 0).collect();
+    assert!(
+        moving.iter().max().unwrap() - moving.iter().min().unwrap() <= (last / 8).max(3),
+        "joints arrived at ticks {arrived:?} (first {first})"
+    );
+    let err = (tip(&chain, states.last().unwrap()) - Vector3::from(goal)).norm();
+    assert!(err < 1e-3, "{err}");
+}
+
+#[test]
+fn virtual_servos_are_the_default_and_start_from_their_feedback() {
+    let chain = arm();
+    let start = vec![0.3, -0.2, 0.4, 0.1, 0.0];
+    let core = NodeCore::new(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        NodeConfig::default(),
+        VirtualServo::new(start.clone()),
+    )
+    .unwrap();
+    let mut n = MemoryNode::new(core);
+    let js = run(&mut n, 0, 1).pop().unwrap();
+    assert_eq!(js.position, start, "started away from the servos' pose");
+}
