@@ -1,0 +1,82 @@
+//! Writes a benchmark target set (the format of `../shared/targets`) for a
+//! project robot: joint vectors drawn uniformly within the limits by a
+//! seeded SplitMix64, poses by the chain's forward kinematics.
+//!
+//! ```text
+//! cargo run --release --example make_targets -- --urdf urdf/arm.urdf \
+//!     --n 1000 --rng-seed 7 --output benches/targets/arm.json
+//! ```
+//!
+//! `tests/targets.rs` regenerates every committed set and fails when the
+//! files are out of date.
+
+use anyhow::Context;
+use arm_ik::bench::TargetSet;
+use arm_ik::model::Chain;
+use clap::Parser;
+use std::path::{Component, Path, PathBuf};
+
+#[derive(Debug, Parser)]
+struct Args {
+    #[arg(long)]
+    urdf: PathBuf,
+    #[arg(long)]
+    base: Option<String>,
+    #[arg(long)]
+    tip: Option<String>,
+    #[arg(long, default_value_t = 1000)]
+    n: usize,
+    #[arg(long, default_value_t = 7)]
+    rng_seed: u64,
+    /// Targets are positions only (legs, position benchmarks).
+    #[arg(long)]
+    position_only: bool,
+    #[arg(long)]
+    output: PathBuf,
+}
+
+fn main() -> anyhow::Result<()> {
+    let a = Args::parse();
+    let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
+    let dir = a.output.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let urdf = relative(&a.urdf, dir)?;
+    let set = TargetSet::generate(&chain, &urdf, a.n, a.rng_seed, a.position_only);
+    std::fs::write(&a.output, set.to_json())
+        .with_context(|| format!("writing {}", a.output.display()))?;
+    println!(
+        "{}: {} samples of {} ({} -> {}), urdf {urdf}",
+        a.output.display(),
+        a.n,
+        chain.robot,
+        chain.base,
+        chain.tip
+    );
+    Ok(())
+}
+
+/// `file` as a path relative to the folder `dir` ('/'-separated, so the
+/// JSON is the same on every platform).
+fn relative(file: &Path, dir: &Path) -> anyhow::Result<String> {
+    let abs = |p: &Path| {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        p.canonicalize()
+            .with_context(|| format!("resolving {}", p.display()))
+    };
+    let (file, dir) = (abs(file)?, abs(dir)?);
+    let (f, d): (Vec<Component>, Vec<Component>) =
+        (file.components().collect(), dir.components().collect());
+    let common = f.iter().zip(&d).take_while(|(x, y)| x == y).count();
+    let parts: Vec<String> = std::iter::repeat_n("..".to_owned(), d.len() - common)
+        .chain(
+            f[common..]
+                .iter()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+        )
+        .collect();
+    Ok(parts.join("/"))
+}
