@@ -4,12 +4,15 @@
 //! `SKIP: ../shared not found`) when the shared folder is absent, unless the
 //! `CI` environment variable is set: then they fail.
 
+mod common;
+
 use arm_ik::ik::analytic::{Layout, approach_pitch, describe};
 use arm_ik::ik::{
     AnalyticOptions, Bend, Common, IkError, Reason, Rng, Solver, SolverConfig, Status, Target,
     Tolerance,
 };
 use arm_ik::model::{Chain, Frames, wrap_angle};
+use common::random_q;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use std::path::PathBuf;
 
@@ -44,17 +47,6 @@ fn solver(chain: &Chain, options: AnalyticOptions) -> Solver {
         ..Common::default()
     };
     Solver::new(chain, SolverConfig::Analytic(options), common).expect("analytic fits")
-}
-
-fn random_q(chain: &Chain, rng: &mut Rng) -> Vec<f64> {
-    chain
-        .joints
-        .iter()
-        .map(|j| {
-            let (lo, hi) = j.sample_range();
-            rng.range(lo, hi)
-        })
-        .collect()
 }
 
 fn leg() -> Chain {

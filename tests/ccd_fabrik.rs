@@ -4,11 +4,14 @@
 //! limits, through forward kinematics, so every target is reachable and the
 //! runs are reproducible. Run with `--nocapture` to see the figures.
 
+mod common;
+
 use arm_ik::ik::{
     CcdOptions, Common, FabrikOptions, JointMode, Reason, Rng, Solution, Solver, SolverConfig,
     Start, Status, Target, Tolerance,
 };
 use arm_ik::model::Chain;
+use common::random_q;
 use nalgebra::Vector3;
 
 const TARGETS: usize = 400;
@@ -31,18 +34,6 @@ fn common() -> Common {
         },
         modes: Vec::new(),
     }
-}
-
-/// A random joint vector within the limits.
-fn random_q(chain: &Chain, rng: &mut Rng) -> Vec<f64> {
-    chain
-        .joints
-        .iter()
-        .map(|j| {
-            let (lo, hi) = j.sample_range();
-            rng.range(lo, hi)
-        })
-        .collect()
 }
 
 /// `count` reachable position targets and the joint vectors that reach them.

@@ -46,36 +46,9 @@ pub fn shared_urdf(name: &str) -> Option<PathBuf> {
     shared_dir().map(|d| d.join("robots").join(name))
 }
 
-/// SplitMix64: a tiny deterministic PRNG, so failures reproduce exactly.
-pub struct TestRng(u64);
-
-impl TestRng {
-    pub fn new(seed: u64) -> TestRng {
-        TestRng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Uniform in `[lo, hi)` (both finite).
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        assert!(
-            lo.is_finite() && hi.is_finite() && lo <= hi,
-            "bad range [{lo}, {hi}]"
-        );
-        lo + (hi - lo) * self.unit()
-    }
-}
+/// The library's deterministic generator (SplitMix64), so failures
+/// reproduce exactly.
+pub use arm_ik::ik::Rng as TestRng;
 
 /// A random configuration within the joint limits; continuous joints in
 /// `[-pi, pi]`.
