@@ -678,3 +678,51 @@ fn unexpanded_xacro_says_run_xacro() {
     let c = Chain::from_urdf_str(&expanded, None, None).unwrap();
     assert_eq!(c.joints[0].origin.translation.vector.z, 0.3);
 }
+
+#[test]
+fn duplicate_link_names_are_rejected_by_name() {
+    let xml = robot(&[
+        link("base"),
+        link("l1"),
+        link("l1"),
+        revolute("j1", "base", "l1"),
+    ]);
+    let e = tree_err(&xml);
+    assert!(
+        matches!(&e, ModelError::DuplicateName { kind: "link", name, .. } if name == "l1"),
+        "{e:?}"
+    );
+    assert_names(&e, SRC, &["link", "'l1'"]);
+}
+
+#[test]
+fn duplicate_joint_names_are_rejected_by_name() {
+    let xml = robot(&[
+        link("base"),
+        link("l1"),
+        link("l2"),
+        revolute("j1", "base", "l1"),
+        revolute("j1", "l1", "l2"),
+    ]);
+    let e = tree_err(&xml);
+    assert!(
+        matches!(&e, ModelError::DuplicateName { kind: "joint", name, .. } if name == "j1"),
+        "{e:?}"
+    );
+    assert_names(&e, SRC, &["joint", "'j1'"]);
+}
+
+#[test]
+fn revolute_joint_without_limit_is_rejected_by_name() {
+    let xml = robot(&[
+        link("base"),
+        link("l1"),
+        joint("j1", "revolute", "base", "l1", r#"<axis xyz="0 0 1"/>"#),
+    ]);
+    let e = tree_err(&xml);
+    assert!(
+        matches!(&e, ModelError::MissingLimit { joint, kind: "revolute", .. } if joint == "j1"),
+        "{e:?}"
+    );
+    assert_names(&e, SRC, &["'j1'", "<limit>"]);
+}

@@ -26,6 +26,13 @@ pub enum ModelError {
         suggestions: Vec<String>,
     },
 
+    #[error("{source_name}: two {kind}s are named '{name}'; names must be unique")]
+    DuplicateName {
+        source_name: String,
+        kind: &'static str,
+        name: String,
+    },
+
     #[error("{source_name}: joint '{joint}' refers to link '{link}', which is not defined")]
     DanglingJoint {
         source_name: String,
@@ -63,6 +70,15 @@ pub enum ModelError {
         joint: String,
         field: &'static str,
         value: String,
+    },
+
+    #[error(
+        "{source_name}: joint '{joint}' is {kind} but has no <limit> element (only continuous joints may omit it)"
+    )]
+    MissingLimit {
+        source_name: String,
+        joint: String,
+        kind: &'static str,
     },
 
     #[error("{source_name}: joint '{joint}' has lower limit {lower} above upper limit {upper}")]

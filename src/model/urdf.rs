@@ -93,7 +93,26 @@ impl RobotTree {
             return Err(ModelError::Empty { source_name: src() });
         }
         let links: Vec<String> = robot.links.iter().map(|l| l.name.clone()).collect();
-        let known: std::collections::HashSet<&str> = links.iter().map(String::as_str).collect();
+        let mut known: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for name in &links {
+            if !known.insert(name) {
+                return Err(ModelError::DuplicateName {
+                    source_name: src(),
+                    kind: "link",
+                    name: name.clone(),
+                });
+            }
+        }
+        let mut joint_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for j in &robot.joints {
+            if !joint_names.insert(&j.name) {
+                return Err(ModelError::DuplicateName {
+                    source_name: src(),
+                    kind: "joint",
+                    name: j.name.clone(),
+                });
+            }
+        }
 
         let mut parent_joint: HashMap<String, usize> = HashMap::new();
         let mut child_joints: HashMap<String, Vec<usize>> = HashMap::new();
@@ -369,6 +388,20 @@ fn check_joint_numbers(j: &urdf_rs::Joint, source: &str) -> Result<(), ModelErro
         });
     }
     if j.joint_type != urdf_rs::JointType::Continuous {
+        // urdf-rs fills a missing <limit> with zeros; a real <limit> always
+        // has a velocity (it is required), so all-zero means none was given.
+        let l = &j.limit;
+        if l.lower == 0.0 && l.upper == 0.0 && l.velocity == 0.0 && l.effort == 0.0 {
+            return Err(ModelError::MissingLimit {
+                source_name: source.to_owned(),
+                joint: j.name.clone(),
+                kind: if j.joint_type == urdf_rs::JointType::Prismatic {
+                    "prismatic"
+                } else {
+                    "revolute"
+                },
+            });
+        }
         let (lo, hi) = (j.limit.lower, j.limit.upper);
         if lo.is_nan() || hi.is_nan() {
             return Err(bad("limit", format!("lower={lo} upper={hi}")));
