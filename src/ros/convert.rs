@@ -329,9 +329,9 @@ mod tests {
                 },
                 orientation: Quaternion {
                     x: 0.0,
-                    y: 0.7071,
+                    y: 0.6,
                     z: 0.0,
-                    w: 0.7071,
+                    w: 0.8,
                 },
             },
         };
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(t.stamp, 12.5);
         assert_eq!(t.frame_id, "base_link");
         assert_eq!(t.position, [0.2, -0.05, 0.15]);
-        assert_eq!(t.orientation, Some([0.0, 0.7071, 0.0, 0.7071]));
+        assert_eq!(t.orientation, Some([0.0, 0.6, 0.0, 0.8]));
     }
 
     #[test]
