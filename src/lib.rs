@@ -8,3 +8,5 @@ pub mod bench;
 pub mod ik;
 pub mod model;
 pub mod node;
+#[cfg(feature = "ros2")]
+pub mod ros;

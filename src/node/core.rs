@@ -8,7 +8,7 @@ use super::msg::{JointState, TargetMsg};
 use super::status::{RejectReason, Status};
 use super::virtual_servo::{ServoOutput, VirtualServo};
 use crate::ik::{Common, IkError, Solver, SolverConfig, Target};
-use crate::model::{Chain, JointKind, wrap_angle};
+use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
@@ -158,6 +158,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     pending: Option<Pending>,
     /// The target the motion is heading for (for the tracking error).
     active: Option<Target>,
+    /// The latest solved target, reached or not (for displays).
+    last_solved: Option<Target>,
     started: bool,
     last_tick: Option<f64>,
     first_tick: f64,
@@ -215,6 +217,7 @@ impl<S: ServoOutput> NodeCore<S> {
             servo,
             pending: None,
             active: None,
+            last_solved: None,
             started: false,
             last_tick: None,
             first_tick: 0.0,
@@ -344,6 +347,7 @@ impl<S: ServoOutput> NodeCore<S> {
             }
         };
         st.targets.solved += 1;
+        self.last_solved = Some(p.target.clone());
         st.last_position_error = sol.position_error;
         st.last_orientation_error = sol.orientation_error;
         st.last_solve = Some(sol.status.name());
@@ -372,6 +376,24 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.motion.set_goal(&self.goal);
         self.active = Some(p.target);
+    }
+
+    /// The latest solved target, whether reached or not: with
+    /// [`Status::holding`] it tells a display where the arm was asked to go
+    /// and whether it is going there.
+    pub fn last_target(&self) -> Option<&Target> {
+        self.last_solved.as_ref()
+    }
+
+    /// The target the arm is moving toward or holding at, if any.
+    pub fn active_target(&self) -> Option<&Target> {
+        self.active.as_ref()
+    }
+
+    /// The commanded tip pose in the base frame (forward kinematics of the
+    /// current commanded joints).
+    pub fn tip_pose(&self) -> Transform {
+        self.solver.chain().fk(self.motion.position())
     }
 
     pub fn status(&self) -> &Status {

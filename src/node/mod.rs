@@ -8,11 +8,16 @@
 //! servos unless hardware is configured) and returns a [`JointState`]. The
 //! caller passes the clock, so the same loop runs in real time, in
 //! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics.
+//! [`NodeParams`] are the ROS parameters and [`report`] the diagnostics,
+//! both decided here so the ROS adapter (`crate::ros`, feature `ros2`) only
+//! converts messages.
 
 pub mod core;
 pub mod memory;
 pub mod motion;
 pub mod msg;
+pub mod params;
+pub mod report;
 pub mod status;
 pub mod virtual_servo;
 
@@ -20,5 +25,7 @@ pub use core::{NodeConfig, NodeCore, NodeError};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
+pub use params::{NodeParams, UrdfSource};
+pub use report::{Health, HealthMonitor, Level};
 pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
 pub use virtual_servo::{ServoOutput, VirtualServo};

@@ -1,0 +1,493 @@
+//! The ROS node's parameters as a plain struct, and what they mean for the
+//! node core.
+//!
+//! The struct is ROS-free so the mapping to [`NodeConfig`], [`SolverConfig`]
+//! and [`Common`] is tested in the normal test run; with the `ros2` feature
+//! it also derives r2r's `RosParams`, which declares every field as a ROS
+//! parameter with its first doc line as the description, applies
+//! `--ros-args -p` and YAML values at start, and serves `ros2 param get`.
+//! Fields are only the types `RosParams` supports (bool, i64, f64, String),
+//! so "unset" is spelled as an empty string or 0 rather than `Option`.
+
+use super::core::{NodeConfig, NodeError};
+use crate::ik::{
+    AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, SolverConfig,
+    SolverKind, Tolerance,
+};
+use crate::model::Chain;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything `ik_node` can be told at start. Defaults match `arm_ik sim`.
+///
+/// Doubles must be given as doubles (`-p rate_hz:=50.0`, not `50`): ROS
+/// parameters are typed and r2r refuses an integer for a double.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "ros2", derive(r2r::RosParams))]
+pub struct NodeParams {
+    /// URDF file to load; empty: use robot_description (parameter, else topic).
+    pub urdf_path: String,
+    /// URDF XML text; used when urdf_path is empty; empty too: wait for the robot_description topic.
+    pub robot_description: String,
+    /// First link of the chain; empty: the URDF's root link.
+    pub base_link: String,
+    /// Last link of the chain; empty: the only leaf link of the URDF.
+    pub tip_link: String,
+    /// IK solver: jacobian, analytic, ccd or fabrik.
+    pub solver: String,
+    /// A target counts as reached within this distance (m).
+    pub position_tolerance: f64,
+    /// A target counts as reached within this angle (rad).
+    pub orientation_tolerance: f64,
+    /// Wall-clock budget of one jacobian solve (ms).
+    pub budget_ms: f64,
+    /// Iteration cap (jacobian per attempt, ccd and fabrik per solve); 0: the solver's default.
+    pub max_iterations: i64,
+    /// Analytic solver bend: closest, positive, negative, or a pole point "x,y,z".
+    pub bend: String,
+    /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
+    pub rate_hz: f64,
+    /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.
+    pub max_velocity: f64,
+    /// Acceleration limit of every joint (rad/s^2 or m/s^2).
+    pub max_acceleration: f64,
+    /// Follow a best-effort IK answer only when its position error is below this (m).
+    pub max_best_effort_error: f64,
+    /// Targets stamped further than this from the node clock are rejected as stale (s).
+    pub max_target_age: f64,
+    /// Servo hardware configuration file (hardware output is not built yet); empty: none.
+    pub servo_config: String,
+    /// Drive virtual servos instead of hardware.
+    pub sim: bool,
+}
+
+impl Default for NodeParams {
+    fn default() -> Self {
+        let node = NodeConfig::default();
+        let jacobian = JacobianOptions::default();
+        let tolerance = Tolerance::default();
+        NodeParams {
+            urdf_path: String::new(),
+            robot_description: String::new(),
+            base_link: String::new(),
+            tip_link: String::new(),
+            solver: SolverKind::Jacobian.name().to_string(),
+            position_tolerance: tolerance.position,
+            orientation_tolerance: tolerance.orientation,
+            budget_ms: jacobian.budget.as_secs_f64() * 1e3,
+            max_iterations: 0,
+            bend: "closest".to_string(),
+            rate_hz: node.rate_hz,
+            max_velocity: 0.0,
+            max_acceleration: node.default_acceleration,
+            max_best_effort_error: node.max_best_effort_error,
+            max_target_age: node.max_target_age,
+            servo_config: String::new(),
+            sim: true,
+        }
+    }
+}
+
+/// Where the robot model comes from, in order of precedence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UrdfSource {
+    /// `urdf_path`.
+    File(PathBuf),
+    /// The `robot_description` parameter.
+    Xml(String),
+    /// Neither parameter: the `robot_description` topic, as
+    /// robot_state_publisher publishes it.
+    Topic,
+}
+
+fn bad(name: &'static str, why: impl Into<String>) -> NodeError {
+    NodeError::Config {
+        name,
+        why: why.into(),
+    }
+}
+
+/// `""` as "not given".
+fn non_empty(s: &str) -> Option<&str> {
+    let s = s.trim();
+    (!s.is_empty()).then_some(s)
+}
+
+impl NodeParams {
+    /// Where to read the URDF: a path wins over XML text, and with neither
+    /// the node waits for the topic (so a launch file that starts
+    /// robot_state_publisher needs no extra parameter).
+    pub fn urdf_source(&self) -> UrdfSource {
+        if let Some(p) = non_empty(&self.urdf_path) {
+            UrdfSource::File(PathBuf::from(p))
+        } else if non_empty(&self.robot_description).is_some() {
+            UrdfSource::Xml(self.robot_description.clone())
+        } else {
+            UrdfSource::Topic
+        }
+    }
+
+    pub fn base(&self) -> Option<&str> {
+        non_empty(&self.base_link)
+    }
+
+    pub fn tip(&self) -> Option<&str> {
+        non_empty(&self.tip_link)
+    }
+
+    /// Checks the output settings before anything is loaded, so a node
+    /// asked for hardware fails at once with the reason rather than
+    /// silently driving virtual servos. Returns a warning to log when a
+    /// setting is ignored.
+    pub fn check_output(&self) -> Result<Option<String>, NodeError> {
+        match (self.sim, non_empty(&self.servo_config)) {
+            (true, None) => Ok(None),
+            (true, Some(path)) => Ok(Some(format!(
+                "servo_config '{path}' is ignored because sim is true (virtual servos)"
+            ))),
+            (false, Some(path)) => Err(bad(
+                "servo_config",
+                format!(
+                    "'{path}' asks for servo hardware, but hardware output is not built yet \
+                     in this version of arm_ik; run with sim:=true for virtual servos"
+                ),
+            )),
+            (false, None) => Err(bad(
+                "sim",
+                "false needs servo_config for the hardware, and hardware output is not \
+                 built yet in this version of arm_ik; run with sim:=true for virtual servos",
+            )),
+        }
+    }
+
+    /// The solver and its common options. Chain-independent: per-joint
+    /// locks and clamps are not ROS parameters yet, and the solver checks
+    /// its options against the chain when the node core binds it.
+    pub fn solver_config(&self) -> Result<(SolverConfig, Common), NodeError> {
+        let kind: SolverKind = self.solver.trim().parse().map_err(|e| bad("solver", e))?;
+        let positive = |name, x: f64| {
+            if x.is_finite() && x > 0.0 {
+                Ok(x)
+            } else {
+                Err(bad(name, format!("{x} must be a positive number")))
+            }
+        };
+        let max_iterations = match self.max_iterations {
+            0 => None,
+            m => Some(u32::try_from(m).ok().filter(|&m| m > 0).ok_or_else(|| {
+                bad(
+                    "max_iterations",
+                    format!("{m} must be 0 (solver default) or a positive count"),
+                )
+            })?),
+        };
+        let config = match kind {
+            SolverKind::Jacobian => {
+                let mut o = JacobianOptions {
+                    budget: Duration::from_secs_f64(positive("budget_ms", self.budget_ms)? / 1e3),
+                    ..Default::default()
+                };
+                if let Some(m) = max_iterations {
+                    o.max_iterations = m;
+                }
+                SolverConfig::Jacobian(o)
+            }
+            SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions {
+                bend: parse_bend(&self.bend)?,
+                pitch: None,
+            }),
+            SolverKind::Ccd => {
+                let mut o = CcdOptions::default();
+                if let Some(m) = max_iterations {
+                    o.max_iterations = m;
+                }
+                SolverConfig::Ccd(o)
+            }
+            SolverKind::Fabrik => {
+                let mut o = FabrikOptions::default();
+                if let Some(m) = max_iterations {
+                    o.max_iterations = m;
+                }
+                SolverConfig::Fabrik(o)
+            }
+        };
+        let common = Common {
+            tolerance: Tolerance {
+                position: positive("position_tolerance", self.position_tolerance)?,
+                orientation: positive("orientation_tolerance", self.orientation_tolerance)?,
+            },
+            modes: Vec::new(),
+        };
+        Ok((config, common))
+    }
+
+    /// The node core settings. `max_velocity` > 0 sets every joint's limit
+    /// and the cap (like `arm_ik sim --max-velocity`); 0 keeps the URDF
+    /// speeds under the default cap. Range checks happen in
+    /// [`NodeConfig::axis_limits`] when the core is built, so the core and
+    /// the node refuse the same values with the same message.
+    pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, NodeError> {
+        let mut config = NodeConfig {
+            rate_hz: self.rate_hz,
+            default_acceleration: self.max_acceleration,
+            max_best_effort_error: self.max_best_effort_error,
+            max_target_age: self.max_target_age,
+            ..NodeConfig::default()
+        };
+        if self.max_velocity.is_nan() || self.max_velocity < 0.0 {
+            return Err(bad(
+                "max_velocity",
+                format!(
+                    "{} must be 0 (URDF limits) or a positive speed",
+                    self.max_velocity
+                ),
+            ));
+        }
+        if !(self.max_acceleration.is_finite() && self.max_acceleration > 0.0) {
+            return Err(bad(
+                "max_acceleration",
+                format!("{} must be a positive number", self.max_acceleration),
+            ));
+        }
+        if self.max_velocity > 0.0 {
+            config.max_velocity = vec![self.max_velocity; chain.dof()];
+            config.velocity_cap = self.max_velocity;
+        }
+        config.axis_limits(chain)?;
+        Ok(config)
+    }
+}
+
+/// `closest`, `positive`, `negative` or a pole point `x,y,z` (m, base frame).
+pub fn parse_bend(s: &str) -> Result<Bend, NodeError> {
+    Ok(match s.trim() {
+        "closest" => Bend::Closest,
+        "positive" => Bend::Positive,
+        "negative" => Bend::Negative,
+        other => {
+            let v: Vec<f64> = other
+                .split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| bad("bend", format!("'{other}': {e}")))?;
+            match v[..] {
+                [x, y, z] if v.iter().all(|c| c.is_finite()) => {
+                    Bend::Pole(nalgebra::Vector3::new(x, y, z))
+                }
+                _ => {
+                    return Err(bad(
+                        "bend",
+                        format!("'{other}': expected closest, positive, negative or a point x,y,z"),
+                    ));
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ARM: &str = include_str!("../../urdf/arm.urdf");
+
+    fn arm() -> Chain {
+        Chain::from_urdf_str(ARM, None, None).unwrap()
+    }
+
+    #[test]
+    fn defaults_build_the_same_node_as_sim() {
+        let p = NodeParams::default();
+        assert_eq!(p.urdf_source(), UrdfSource::Topic);
+        assert_eq!(p.check_output().unwrap(), None);
+        let (solver, common) = p.solver_config().unwrap();
+        assert_eq!(solver, SolverConfig::default_for(SolverKind::Jacobian));
+        assert_eq!(common, Common::default());
+        assert_eq!(p.node_config(&arm()).unwrap(), NodeConfig::default());
+    }
+
+    #[test]
+    fn urdf_path_wins_over_xml_and_blank_means_unset() {
+        let mut p = NodeParams {
+            robot_description: "<robot/>".into(),
+            urdf_path: "  ".into(),
+            base_link: " ".into(),
+            ..NodeParams::default()
+        };
+        assert_eq!(p.urdf_source(), UrdfSource::Xml("<robot/>".into()));
+        assert_eq!(p.base(), None);
+        p.urdf_path = "/x/arm.urdf".into();
+        assert_eq!(p.urdf_source(), UrdfSource::File("/x/arm.urdf".into()));
+    }
+
+    #[test]
+    fn hardware_output_is_refused_with_the_reason() {
+        let p = NodeParams {
+            sim: false,
+            servo_config: "servos.yaml".into(),
+            ..NodeParams::default()
+        };
+        let e = p.check_output().unwrap_err().to_string();
+        assert!(e.contains("hardware output is not built yet"), "{e}");
+        let p = NodeParams {
+            sim: false,
+            ..NodeParams::default()
+        };
+        assert!(p.check_output().is_err());
+        let p = NodeParams {
+            servo_config: "servos.yaml".into(),
+            ..NodeParams::default()
+        };
+        assert!(p.check_output().unwrap().unwrap().contains("ignored"));
+    }
+
+    #[test]
+    fn solver_options_map_onto_each_solver() {
+        let p = NodeParams {
+            solver: "jacobian".into(),
+            budget_ms: 2.0,
+            max_iterations: 7,
+            position_tolerance: 1e-4,
+            orientation_tolerance: 1e-3,
+            ..NodeParams::default()
+        };
+        let (s, c) = p.solver_config().unwrap();
+        match s {
+            SolverConfig::Jacobian(o) => {
+                assert_eq!(o.budget, Duration::from_millis(2));
+                assert_eq!(o.max_iterations, 7);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(c.tolerance.position, 1e-4);
+        assert_eq!(c.tolerance.orientation, 1e-3);
+
+        for (name, bend) in [
+            ("negative", Bend::Negative),
+            (
+                "0.1, 0, 0.3",
+                Bend::Pole(nalgebra::Vector3::new(0.1, 0.0, 0.3)),
+            ),
+        ] {
+            let p = NodeParams {
+                solver: "analytic".into(),
+                bend: name.into(),
+                ..NodeParams::default()
+            };
+            assert_eq!(
+                p.solver_config().unwrap().0,
+                SolverConfig::Analytic(AnalyticOptions { bend, pitch: None })
+            );
+        }
+        let p = NodeParams {
+            solver: "ccd".into(),
+            max_iterations: 3,
+            ..NodeParams::default()
+        };
+        assert!(
+            matches!(p.solver_config().unwrap().0, SolverConfig::Ccd(o) if o.max_iterations == 3)
+        );
+        let p = NodeParams {
+            solver: "fabrik".into(),
+            ..NodeParams::default()
+        };
+        assert_eq!(
+            p.solver_config().unwrap().0,
+            SolverConfig::default_for(SolverKind::Fabrik)
+        );
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let cases = [
+            (
+                NodeParams {
+                    solver: "newton".into(),
+                    ..NodeParams::default()
+                },
+                "solver",
+            ),
+            (
+                NodeParams {
+                    max_iterations: -1,
+                    ..NodeParams::default()
+                },
+                "max_iterations",
+            ),
+            (
+                NodeParams {
+                    budget_ms: 0.0,
+                    ..NodeParams::default()
+                },
+                "budget_ms",
+            ),
+            (
+                NodeParams {
+                    position_tolerance: f64::NAN,
+                    ..NodeParams::default()
+                },
+                "position_tolerance",
+            ),
+            (
+                NodeParams {
+                    solver: "analytic".into(),
+                    bend: "1,2".into(),
+                    ..NodeParams::default()
+                },
+                "bend",
+            ),
+        ];
+        for (p, name) in cases {
+            let e = p.solver_config().unwrap_err().to_string();
+            assert!(e.contains(name), "{name}: {e}");
+        }
+        let chain = arm();
+        for (p, name) in [
+            (
+                NodeParams {
+                    rate_hz: 0.0,
+                    ..NodeParams::default()
+                },
+                "rate_hz",
+            ),
+            (
+                NodeParams {
+                    max_velocity: -1.0,
+                    ..NodeParams::default()
+                },
+                "max_velocity",
+            ),
+            (
+                NodeParams {
+                    max_acceleration: 0.0,
+                    ..NodeParams::default()
+                },
+                "max_acceleration",
+            ),
+            (
+                NodeParams {
+                    max_target_age: f64::INFINITY,
+                    ..NodeParams::default()
+                },
+                "max_target_age",
+            ),
+        ] {
+            let e = p.node_config(&chain).unwrap_err().to_string();
+            assert!(e.contains(name), "{name}: {e}");
+        }
+    }
+
+    #[test]
+    fn one_max_velocity_limits_every_joint_and_the_cap() {
+        let chain = arm();
+        let p = NodeParams {
+            max_velocity: 0.5,
+            rate_hz: 100.0,
+            ..NodeParams::default()
+        };
+        let c = p.node_config(&chain).unwrap();
+        assert_eq!(c.max_velocity, vec![0.5; chain.dof()]);
+        assert_eq!(c.velocity_cap, 0.5);
+        assert_eq!(c.rate_hz, 100.0);
+    }
+}
