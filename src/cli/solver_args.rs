@@ -159,15 +159,5 @@ impl SolverArgs {
 }
 
 fn parse_bend(s: &str) -> anyhow::Result<Bend> {
-    Ok(match s {
-        "closest" => Bend::Closest,
-        "positive" => Bend::Positive,
-        "negative" => Bend::Negative,
-        other => {
-            let p = super::parse::numbers::<3>(other).map_err(|e| {
-                anyhow::anyhow!("--bend: expected closest, positive, negative or x,y,z: {e}")
-            })?;
-            Bend::Pole(nalgebra::Vector3::from(p))
-        }
-    })
+    s.parse().map_err(|e| anyhow::anyhow!("--bend {e}"))
 }

@@ -41,6 +41,41 @@ pub enum Bend {
     Pole(Vector3<f64>),
 }
 
+impl std::str::FromStr for Bend {
+    type Err = String;
+
+    /// `closest`, `positive`, `negative`, or a pole point `x,y,z` (base
+    /// frame, metres), as the command line and the ROS parameter spell it.
+    fn from_str(s: &str) -> Result<Bend, String> {
+        Ok(match s.trim() {
+            "closest" => Bend::Closest,
+            "positive" => Bend::Positive,
+            "negative" => Bend::Negative,
+            other => {
+                let v: Vec<f64> = other
+                    .split(',')
+                    .map(|x| x.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| {
+                        format!(
+                            "'{other}': {e}; expected closest, positive, negative or a point x,y,z"
+                        )
+                    })?;
+                match v[..] {
+                    [x, y, z] if v.iter().all(|c| c.is_finite()) => {
+                        Bend::Pole(nalgebra::Vector3::new(x, y, z))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "'{other}': expected closest, positive, negative or a point x,y,z"
+                        ));
+                    }
+                }
+            }
+        })
+    }
+}
+
 /// Options of the analytic solver.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AnalyticOptions {

@@ -260,29 +260,7 @@ impl NodeParams {
 
 /// `closest`, `positive`, `negative` or a pole point `x,y,z` (m, base frame).
 pub fn parse_bend(s: &str) -> Result<Bend, NodeError> {
-    Ok(match s.trim() {
-        "closest" => Bend::Closest,
-        "positive" => Bend::Positive,
-        "negative" => Bend::Negative,
-        other => {
-            let v: Vec<f64> = other
-                .split(',')
-                .map(|x| x.trim().parse::<f64>())
-                .collect::<Result<_, _>>()
-                .map_err(|e| bad("bend", format!("'{other}': {e}")))?;
-            match v[..] {
-                [x, y, z] if v.iter().all(|c| c.is_finite()) => {
-                    Bend::Pole(nalgebra::Vector3::new(x, y, z))
-                }
-                _ => {
-                    return Err(bad(
-                        "bend",
-                        format!("'{other}': expected closest, positive, negative or a point x,y,z"),
-                    ));
-                }
-            }
-        }
-    })
+    s.parse().map_err(|e: String| bad("bend", e))
 }
 
 #[cfg(test)]
