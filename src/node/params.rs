@@ -59,6 +59,10 @@ pub struct NodeParams {
     pub servo_config: String,
     /// Drive virtual servos instead of hardware.
     pub sim: bool,
+    /// Serial port of the servo bus or bridge (hardware output only).
+    pub port: String,
+    /// Servo protocol on the port: pwm_bridge or feetech (hardware output only).
+    pub protocol: String,
 }
 
 impl Default for NodeParams {
@@ -84,6 +88,8 @@ impl Default for NodeParams {
             max_target_age: node.max_target_age,
             servo_config: String::new(),
             sim: true,
+            port: "/dev/ttyUSB0".into(),
+            protocol: "pwm_bridge".into(),
         }
     }
 }

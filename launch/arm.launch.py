@@ -1,0 +1,147 @@
+"""Hardware: ik_node driving the real servos, robot_state_publisher for /tf.
+
+    ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=pwm_bridge
+    ros2 launch arm_ik arm.launch.py port:=/dev/ttyACM0 protocol:=feetech \\
+        urdf:=/path/to/so101.urdf params_file:=so101.yaml servo_config:=/path/to/so101_servos.yaml
+
+Same robot_state_publisher as display.launch.py (URDF read here, passed as
+the robot_description parameter); ik_node runs with sim:=false and talks to
+the servos on `port` with `protocol`:
+  pwm_bridge  the project's Arduino firmware driving hobby PWM servos
+  feetech     Feetech SCS/STS bus servos (SO-100/SO-101)
+RViz is off by default here (rviz:=true to watch the arm).
+
+Launch arguments:
+  port          serial port of the servo bus or bridge (default /dev/ttyUSB0)
+  protocol      pwm_bridge or feetech (default pwm_bridge)
+  servo_config  servo calibration file: ids, offsets, directions (default:
+                none, the node's defaults)
+  urdf, params_file, base_link, tip_link, rviz, rviz_config: as in
+                display.launch.py
+
+Only launch, launch_ros, ament_index_python and os are imported, and the
+file parses as Python 3.8 (scripts/check-packaging checks both).
+"""
+
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+PACKAGE = 'arm_ik'
+PROTOCOLS = ('pwm_bridge', 'feetech')
+
+
+def _share(*parts):
+    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+
+
+def _config_file(value):
+    """A bare file name is in the package's config folder; a path is as given
+    (./name for the current directory)."""
+    if os.sep not in value:
+        value = _share('config', value)
+    if not os.path.isfile(value):
+        raise RuntimeError('arm_ik: no such file: {}'.format(value))
+    return value
+
+
+def _read_urdf(path):
+    if not os.path.isfile(path):
+        raise RuntimeError('arm_ik: URDF not found: {}'.format(path))
+    with open(path, 'r') as f:
+        return f.read()
+
+
+def _nodes(context):
+    urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
+    params_file = _config_file(LaunchConfiguration('params_file').perform(context))
+    description = _read_urdf(urdf)
+
+    protocol = LaunchConfiguration('protocol').perform(context)
+    if protocol not in PROTOCOLS:
+        raise RuntimeError('arm_ik: protocol:={} is not one of {}'.format(
+            protocol, ', '.join(PROTOCOLS)))
+    port = LaunchConfiguration('port').perform(context)
+    servo_config = LaunchConfiguration('servo_config').perform(context)
+    if servo_config:
+        servo_config = os.path.abspath(servo_config)
+        if not os.path.isfile(servo_config):
+            raise RuntimeError('arm_ik: servo_config not found: {}'.format(servo_config))
+
+    # Later entries override earlier ones: the file first, then what the
+    # launch arguments set. Empty base_link / tip_link keep the file's.
+    overrides = {
+        'urdf_path': urdf,
+        'sim': False,
+        'port': port,
+        'protocol': protocol,
+        'servo_config': servo_config,
+    }
+    for name in ('base_link', 'tip_link'):
+        value = LaunchConfiguration(name).perform(context)
+        if value:
+            overrides[name] = value
+
+    return [
+        Node(
+            package='robot_state_publisher',
+            executable='robot_state_publisher',
+            name='robot_state_publisher',
+            output='screen',
+            parameters=[{'robot_description': description}],
+        ),
+        Node(
+            package=PACKAGE,
+            executable='ik_node',
+            name='ik_node',
+            output='screen',
+            parameters=[params_file, overrides],
+        ),
+    ]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument(
+            'port', default_value='/dev/ttyUSB0',
+            description='Serial port of the servo bus or PWM bridge'),
+        DeclareLaunchArgument(
+            'protocol', default_value='pwm_bridge', choices=list(PROTOCOLS),
+            description='Servo protocol: pwm_bridge (Arduino firmware, hobby '
+                        'PWM servos) or feetech (SCS/STS bus servos)'),
+        DeclareLaunchArgument(
+            'servo_config', default_value='',
+            description='Servo calibration file (empty: the node\'s defaults)'),
+        DeclareLaunchArgument(
+            'urdf', default_value=_share('urdf', 'arm.urdf'),
+            description='URDF of the robot (the package arm by default)'),
+        DeclareLaunchArgument(
+            'params_file', default_value='arm.yaml',
+            description='ik_node parameters file; a bare name is looked up '
+                        'in share/arm_ik/config/'),
+        DeclareLaunchArgument(
+            'base_link', default_value='',
+            description='Chain base link (empty: the parameters file\'s)'),
+        DeclareLaunchArgument(
+            'tip_link', default_value='',
+            description='Chain tip link (empty: the parameters file\'s)'),
+        DeclareLaunchArgument(
+            'rviz', default_value='false',
+            description='Start rviz2 to watch the arm'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=_share('config', 'arm.rviz'),
+            description='RViz2 configuration file'),
+        OpaqueFunction(function=_nodes),
+        Node(
+            package='rviz2',
+            executable='rviz2',
+            name='rviz2',
+            arguments=['-d', LaunchConfiguration('rviz_config')],
+            condition=IfCondition(LaunchConfiguration('rviz')),
+        ),
+    ])
