@@ -7,18 +7,23 @@
 //! position limits ([`motion`]), sends them to a [`ServoOutput`] (virtual
 //! servos unless hardware is configured) and returns a [`JointState`]. The
 //! caller passes the clock, so the same loop runs in real time, in
-//! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics.
+//! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics;
+//! [`LatencyProbe`] times the path from a new target to the servo command.
 
 pub mod core;
+pub mod latency;
 pub mod memory;
 pub mod motion;
 pub mod msg;
+pub mod path;
 pub mod status;
 pub mod virtual_servo;
 
 pub use core::{NodeConfig, NodeCore, NodeError};
+pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
+pub use path::figure_eight;
 pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
 pub use virtual_servo::{ServoOutput, VirtualServo};
