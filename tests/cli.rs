@@ -375,3 +375,70 @@ fn sim_stdin_reports_malformed_lines_and_goes_on() {
     assert_eq!(summary["targets"]["rejected"]["wrong_frame"], 1);
     assert!(summary["tracking_error_m"]["max"].as_f64().unwrap() > 0.0);
 }
+
+/// With `--realtime`, lines that arrive faster than the ticks are all taken
+/// in and only the latest solved: 1 kHz input on a 50 Hz loop must neither
+/// queue up nor be read one line per tick.
+#[test]
+fn sim_realtime_stdin_takes_every_waiting_line_and_solves_the_latest() {
+    let input: String = (0..500)
+        .map(|i| format!("{{\"position\":[0.2,{:.4},0.17]}}\n", i as f64 * 1e-4))
+        .collect();
+    let out = arm_ik_stdin(
+        &[
+            "sim",
+            "--stdin",
+            "--realtime",
+            "--duration",
+            "0.5",
+            "--json",
+        ],
+        &input,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let t = &summary["targets"];
+    let n = |v: &Value| v.as_u64().unwrap();
+    assert_eq!(n(&t["received"]), 500, "{summary}");
+    assert_eq!(n(&t["accepted"]), n(&t["solved"]) + n(&t["superseded"]));
+    // 26 ticks in 0.5 s at 50 Hz: most of the 500 lines were superseded.
+    assert!(
+        n(&t["solved"]) <= 26 && n(&t["superseded"]) >= 474,
+        "{summary}"
+    );
+    let per_tick = n(&summary["max_targets_per_tick"]);
+    assert!((20..=500).contains(&per_tick), "{summary}");
+    assert!(summary["tick_time_us"]["max"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn latency_reports_percentiles_as_json() {
+    let out = arm_ik(&["latency", "--targets", "50", "--warmup", "5", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["solver"], "jacobian");
+    assert_eq!(v["target_to_joint_state_us"]["count"], 50);
+    for path in ["target_to_servo_us", "target_to_joint_state_us"] {
+        let x = &v[path];
+        let f = |k: &str| x[k].as_f64().unwrap();
+        assert!(
+            0.0 < f("p50") && f("p50") <= f("p99") && f("p99") <= f("max"),
+            "{v}"
+        );
+    }
+    assert_eq!(v["counters"]["solved"], 55);
+    assert_eq!(v["counters"]["reached"], 55);
+}
+
+/// The exit code follows `--max-p99-us` (a limit no machine can meet), and
+/// without it a slow run is only reported.
+#[test]
+fn latency_exit_code_follows_the_limit() {
+    let out = arm_ik(&["latency", "--targets", "20", "--max-p99-us", "0.001"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ABOVE the limit"));
+    let out = arm_ik(&["latency", "--targets", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--targets"), "{}", stderr(&out));
+}

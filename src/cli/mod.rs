@@ -2,6 +2,7 @@
 
 mod bench;
 mod check;
+mod latency;
 mod parse;
 mod sim;
 mod solve;
@@ -29,6 +30,9 @@ enum Command {
     /// Run the node on virtual servos in simulated time: a built-in
     /// figure-eight or targets from stdin; no ROS, no hardware.
     Sim(sim::Args),
+    /// Time the node from a new target to the servo command and joint
+    /// state (p50/p99/max) on virtual servos.
+    Latency(latency::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -41,5 +45,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => sim::run(a),
+        Command::Latency(a) => latency::run(a),
     }
 }

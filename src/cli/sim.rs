@@ -4,10 +4,10 @@
 
 use super::solver_args::SolverArgs;
 use arm_ik::model::Chain;
-use arm_ik::node::{NodeConfig, NodeCore, TargetMsg};
+use arm_ik::node::{NodeConfig, NodeCore, TargetMsg, figure_eight};
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -38,7 +38,9 @@ pub struct Args {
     /// Read targets from stdin, one JSON object per line:
     /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
     /// (orientation and frame_id optional). Without --realtime each line is
-    /// the target of one tick; with it, lines are taken as they arrive.
+    /// the target of one tick; with it, every line that arrived since the
+    /// last tick is taken in and the latest is solved (the others count as
+    /// superseded), so input faster than the loop (1 kHz) is fine.
     #[arg(long)]
     stdin: bool,
     /// Time for one loop of the built-in figure-eight (s).
@@ -59,18 +61,31 @@ pub struct Args {
     json: bool,
 }
 
-/// The built-in target path: a figure-eight 20 cm in front of the arm, 16 x
-/// 8 cm, well inside the workspace, orientation free.
-fn figure_eight(t: f64, period: f64) -> [f64; 3] {
-    let w = std::f64::consts::TAU / period;
-    [0.2, 0.08 * (w * t).sin(), 0.17 + 0.04 * (2.0 * w * t).sin()]
+/// The chain of `urdf`, or of the built-in arm (shared with `latency`, so
+/// both run on the same arm by default).
+pub(super) fn load_chain(
+    urdf: Option<&Path>,
+    base: Option<&str>,
+    tip: Option<&str>,
+) -> anyhow::Result<Chain> {
+    Ok(match urdf {
+        Some(p) => Chain::from_urdf_file(p, base, tip)?,
+        None => Chain::from_urdf_str(ARM_URDF, base, tip)?,
+    })
 }
 
 /// One stdin line: its number and the target, or why it is malformed.
 type Line = (usize, Result<TargetMsg, String>);
 
+/// Lines read ahead of the loop. Bounded, so a writer faster than the loop
+/// blocks on the pipe instead of growing memory; with `--realtime` this is
+/// also the most the loop takes in one tick (see [`run`]).
+const READ_AHEAD: usize = 1024;
+
+/// Reads and parses stdin on its own thread, so a slow or bursty writer
+/// never holds up a tick and parsing costs the loop nothing.
 fn spawn_stdin_reader() -> mpsc::Receiver<Line> {
-    let (tx, rx) = mpsc::sync_channel::<Line>(1024);
+    let (tx, rx) = mpsc::sync_channel::<Line>(READ_AHEAD);
     std::thread::spawn(move || {
         for (i, line) in std::io::stdin().lock().lines().enumerate() {
             let item = match line {
@@ -87,10 +102,7 @@ fn spawn_stdin_reader() -> mpsc::Receiver<Line> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = match &a.urdf {
-        Some(p) => Chain::from_urdf_file(p, a.base.as_deref(), a.tip.as_deref())?,
-        None => Chain::from_urdf_str(ARM_URDF, a.base.as_deref(), a.tip.as_deref())?,
-    };
+    let chain = load_chain(a.urdf.as_deref(), a.base.as_deref(), a.tip.as_deref())?;
     if !(a.duration.is_finite() && a.duration >= 0.0) {
         anyhow::bail!("--duration {} must be 0 or more seconds", a.duration);
     }
@@ -115,6 +127,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let lines = a.stdin.then(spawn_stdin_reader);
     let mut stdin_open = true;
     let mut malformed = 0u64;
+    // Most stdin lines taken in one tick: about input rate / tick rate when
+    // the loop keeps up, far more when input piled up during a stall.
+    let mut max_per_tick = 0usize;
     let progress = std::io::stderr().is_terminal();
     let mut last_progress = Instant::now();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -138,38 +153,51 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 };
                 node.on_target(&msg, now);
             }
-            Some(rx) if stdin_open => loop {
-                let item = if a.realtime {
-                    match rx.try_recv() {
-                        Ok(x) => x,
-                        Err(mpsc::TryRecvError::Empty) => break,
-                        Err(mpsc::TryRecvError::Disconnected) => {
-                            stdin_open = false;
+            Some(rx) if stdin_open => {
+                let mut taken = 0usize;
+                loop {
+                    let item = if a.realtime {
+                        // Everything queued is taken (the node keeps only the
+                        // latest target, counting the rest as superseded), but
+                        // at most one read-ahead's worth, so a writer that never
+                        // pauses (a file, `yes`) cannot keep the tick from
+                        // running.
+                        if taken >= READ_AHEAD {
                             break;
                         }
-                    }
-                } else {
-                    match rx.recv() {
-                        Ok(x) => x,
-                        Err(_) => {
-                            stdin_open = false;
-                            break;
+                        match rx.try_recv() {
+                            Ok(x) => x,
+                            Err(mpsc::TryRecvError::Empty) => break,
+                            Err(mpsc::TryRecvError::Disconnected) => {
+                                stdin_open = false;
+                                break;
+                            }
                         }
-                    }
-                };
-                match item {
-                    (_, Ok(msg)) => {
-                        node.on_target(&msg, now);
-                        if !a.realtime {
-                            break; // one line per tick
+                    } else {
+                        match rx.recv() {
+                            Ok(x) => x,
+                            Err(_) => {
+                                stdin_open = false;
+                                break;
+                            }
                         }
-                    }
-                    (n, Err(e)) => {
-                        malformed += 1;
-                        eprintln!("arm_ik sim: stdin line {n}: {e} (skipped)");
+                    };
+                    taken += 1;
+                    match item {
+                        (_, Ok(msg)) => {
+                            node.on_target(&msg, now);
+                            if !a.realtime {
+                                break; // one line per tick
+                            }
+                        }
+                        (n, Err(e)) => {
+                            malformed += 1;
+                            eprintln!("arm_ik sim: stdin line {n}: {e} (skipped)");
+                        }
                     }
                 }
-            },
+                max_per_tick = max_per_tick.max(taken);
+            }
             Some(_) => {}
         }
         let js = node.tick(now);
@@ -201,6 +229,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let wall = start.elapsed().as_secs_f64();
     let s = node.status();
     let solve = s.solve_time.summary();
+    let tick = s.tick_time.summary();
     let t = &s.targets;
     if a.json {
         let summary = json!({
@@ -214,8 +243,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "link": s.link,
             "targets": t,
             "malformed_lines": malformed,
+            // Only stdin input can pile up; null for the built-in path.
+            "max_targets_per_tick": a.stdin.then_some(max_per_tick),
             "tracking_error_m": {"mean": s.tracking.mean, "max": s.tracking.max},
             "solve_time_us": {"p50": solve.p50 * 1e6, "p99": solve.p99 * 1e6, "max": solve.max * 1e6, "count": solve.count},
+            "tick_time_us": {"p50": tick.p50 * 1e6, "p99": tick.p99 * 1e6, "max": tick.max * 1e6, "count": tick.count},
             "last_rejection": s.last_rejection.as_ref().map(|(r, why)| json!({"reason": r.name(), "why": why})),
         });
         writeln!(out, "{summary}")?;

@@ -11,21 +11,26 @@
 //! [`NodeParams`] are the ROS parameters and [`report`] the diagnostics,
 //! both decided here so the ROS adapter (`crate::ros`, feature `ros2`) only
 //! converts messages.
+//! [`LatencyProbe`] times the path from a new target to the servo command.
 
 pub mod core;
+pub mod latency;
 pub mod memory;
 pub mod motion;
 pub mod msg;
 pub mod params;
+pub mod path;
 pub mod report;
 pub mod status;
 pub mod virtual_servo;
 
 pub use core::{NodeConfig, NodeCore, NodeError};
+pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
 pub use params::{NodeParams, UrdfSource};
+pub use path::figure_eight;
 pub use report::{Health, HealthMonitor, Level};
 pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
 pub use virtual_servo::{ServoOutput, VirtualServo};

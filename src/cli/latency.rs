@@ -1,0 +1,137 @@
+//! `arm_ik latency`: the node's target-to-servo latency in simulation, p50,
+//! p99 and max, reproducible with one command (issue 4: p99 <= 1 ms).
+//! `benches/node.rs` measures the same path under criterion.
+
+use super::EXIT_NOT_REACHED;
+use super::solver_args::SolverArgs;
+use arm_ik::node::{LatencyProbe, NodeConfig, TimeSummary};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The URDF file (default: the built-in 5-DOF desktop arm, urdf/arm.urdf).
+    #[arg(long)]
+    urdf: Option<PathBuf>,
+    #[arg(long)]
+    base: Option<String>,
+    #[arg(long)]
+    tip: Option<String>,
+    #[command(flatten)]
+    solver: SolverArgs,
+    /// Targets to time, one per tick along the figure-eight of `sim`.
+    #[arg(long, default_value_t = 10_000)]
+    targets: usize,
+    /// Targets run first and not timed (solves from the start pose, cold
+    /// caches).
+    #[arg(long, default_value_t = 100)]
+    warmup: usize,
+    /// Control rate (Hz): sets how far the path moves between targets.
+    #[arg(long, default_value_t = 50.0)]
+    rate: f64,
+    /// Time for one loop of the figure-eight (s).
+    #[arg(long, default_value_t = LatencyProbe::DEFAULT_PERIOD)]
+    period: f64,
+    /// Exit with code 2 when the p99 target-to-joint-state latency is above
+    /// this (µs); by default only reported, since a shared or throttled
+    /// machine must not fail a build.
+    #[arg(long, value_name = "US")]
+    max_p99_us: Option<f64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The issue's goal, shown next to the figures.
+const GOAL_P99_US: f64 = 1000.0;
+
+fn us(s: &TimeSummary) -> serde_json::Value {
+    json!({
+        "p50": s.p50 * 1e6,
+        "p99": s.p99 * 1e6,
+        "max": s.max * 1e6,
+        "mean": s.mean * 1e6,
+        "count": s.count,
+    })
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = super::sim::load_chain(a.urdf.as_deref(), a.base.as_deref(), a.tip.as_deref())?;
+    if a.targets == 0 {
+        anyhow::bail!("--targets must be at least 1");
+    }
+    if let Some(m) = a.max_p99_us
+        && !(m.is_finite() && m > 0.0)
+    {
+        anyhow::bail!("--max-p99-us {m} must be a positive number of microseconds");
+    }
+    let (solver, common) = a.solver.config(&chain)?;
+    let config = NodeConfig {
+        rate_hz: a.rate,
+        ..NodeConfig::default()
+    };
+    let mut probe = LatencyProbe::new(&chain, solver, common, config, a.period)?;
+    let r = probe.measure(a.warmup, a.targets);
+    let s = probe.node().status();
+    let t = &s.targets;
+    let limit = a.max_p99_us.unwrap_or(GOAL_P99_US);
+    let within = r.joint_state.p99 * 1e6 <= limit;
+
+    if a.json {
+        let v = json!({
+            "solver": s.solver,
+            "dof": chain.dof(),
+            "rate_hz": a.rate,
+            "period_s": a.period,
+            "warmup": a.warmup,
+            "targets": a.targets,
+            "target_to_servo_us": us(&r.servo),
+            "target_to_joint_state_us": us(&r.joint_state),
+            "solve_time_us": us(&s.solve_time.summary()),
+            "p99_limit_us": limit,
+            "within_limit": within,
+            "counters": t,
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "arm_ik latency: {} targets on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
+            a.targets,
+            s.solver,
+            chain.dof(),
+            a.rate,
+            a.warmup
+        );
+        for (what, x) in [
+            ("target -> servo command:", &r.servo),
+            ("target -> joint state:", &r.joint_state),
+        ] {
+            println!(
+                "{what:<24} p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+                x.p50 * 1e6,
+                x.p99 * 1e6,
+                x.max * 1e6
+            );
+        }
+        println!(
+            "targets: {} solved, {} reached ({} best effort), {} unreachable",
+            t.solved, t.reached, t.best_effort, t.unreachable
+        );
+        println!(
+            "p99 {:.1} us {} the {} {limit} us",
+            r.joint_state.p99 * 1e6,
+            if within { "within" } else { "ABOVE" },
+            if a.max_p99_us.is_some() {
+                "limit"
+            } else {
+                "goal"
+            },
+        );
+    }
+    Ok(if a.max_p99_us.is_some() && !within {
+        ExitCode::from(EXIT_NOT_REACHED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
