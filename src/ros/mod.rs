@@ -28,9 +28,13 @@ mod tests {
         p.register_parameters("", None, &mut map).unwrap();
         assert_eq!(p.solver, "ccd");
         assert_eq!(p.rate_hz, 100.0);
-        assert_eq!(map.len(), 17);
+        assert_eq!(map.len(), 19);
         assert!(map.values().all(|x| !x.description.is_empty()));
         assert_eq!(map["sim"].value, ParameterValue::Bool(true));
+        assert_eq!(
+            map["protocol"].value,
+            ParameterValue::String("pwm_bridge".into())
+        );
         assert_eq!(
             map["urdf_path"].value,
             ParameterValue::String(String::new())
