@@ -19,31 +19,32 @@ Launch arguments:
   rviz         start rviz2 (default: true)
   rviz_config  RViz2 configuration (default: share/arm_ik/config/arm.rviz)
 
-Only launch, launch_ros, ament_index_python and os are imported, and the
+Only launch, launch_ros and os are imported, and the
 file parses as Python 3.8 (scripts/check-packaging checks both).
 """
 
 import os
 
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
 
 
 def _share(*parts):
-    return os.path.join(get_package_share_directory(PACKAGE), *parts)
+    """A file in the package's share folder, as a launch substitution."""
+    return [FindPackageShare(PACKAGE), os.sep + os.path.join(*parts)]
 
 
-def _config_file(value):
+def _config_file(value, context):
     """A bare file name is in the package's config folder; a path is as given
     (./name for the current directory)."""
     if os.sep not in value:
-        value = _share('config', value)
+        value = FindPackageShare(PACKAGE).perform(context) + os.sep + os.path.join('config', value)
     if not os.path.isfile(value):
         raise RuntimeError('arm_ik: no such file: {}'.format(value))
     return value
@@ -58,7 +59,7 @@ def _read_urdf(path):
 
 def _nodes(context):
     urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
-    params_file = _config_file(LaunchConfiguration('params_file').perform(context))
+    params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
     description = _read_urdf(urdf)
 
     # Later entries override earlier ones: the file first, then what the
