@@ -4,6 +4,7 @@
 //! [`model::Chain`] by one of the [`ik`] solvers, the result is limited, then
 //! published or streamed.
 
+pub mod bag;
 pub mod bench;
 pub mod ik;
 pub mod model;
