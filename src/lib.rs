@@ -9,3 +9,4 @@ pub mod bench;
 pub mod ik;
 pub mod model;
 pub mod node;
+pub mod replay;

@@ -25,9 +25,7 @@ pub enum Endian {
 pub enum CdrError {
     #[error("message is {len} bytes, shorter than the 4-byte CDR encapsulation header")]
     NoHeader { len: usize },
-    #[error(
-        "unsupported CDR encapsulation {0:#06x} (expected 0x0000 CDR_BE or 0x0001 CDR_LE)"
-    )]
+    #[error("unsupported CDR encapsulation {0:#06x} (expected 0x0000 CDR_BE or 0x0001 CDR_LE)")]
     Encapsulation(u16),
     #[error("message ends at byte {len} while reading {what} at byte {at}")]
     Truncated {
@@ -280,7 +278,10 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
-        assert_eq!(CdrReader::new(&[0, 1]).err(), Some(CdrError::NoHeader { len: 2 }));
+        assert_eq!(
+            CdrReader::new(&[0, 1]).err(),
+            Some(CdrError::NoHeader { len: 2 })
+        );
         assert!(matches!(
             CdrReader::new(&[0, 7, 0, 0]).err(),
             Some(CdrError::Encapsulation(7))

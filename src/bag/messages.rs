@@ -88,10 +88,12 @@ impl StampedTarget {
             TargetType::Point => None,
             TargetType::Pose => {
                 let mut q = [0.0; 4];
-                for (x, what) in q
-                    .iter_mut()
-                    .zip(["orientation.x", "orientation.y", "orientation.z", "orientation.w"])
-                {
+                for (x, what) in q.iter_mut().zip([
+                    "orientation.x",
+                    "orientation.y",
+                    "orientation.z",
+                    "orientation.w",
+                ]) {
                     *x = r.f64(what)?;
                 }
                 Some(q)

@@ -186,10 +186,7 @@ impl BagReader {
                     .map_err(|e| BagError::io(path, e))?
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|p| {
-                        matches!(
-                            p.extension().and_then(|e| e.to_str()),
-                            Some("mcap" | "db3")
-                        )
+                        matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
                     })
                     .collect();
                 files.sort();
@@ -304,7 +301,8 @@ impl Iterator for BagReader {
             match item {
                 Some(Ok(m)) => {
                     if !self.seen.contains_key(&*m.topic) {
-                        self.seen.insert(m.topic.to_string(), m.type_name.to_string());
+                        self.seen
+                            .insert(m.topic.to_string(), m.type_name.to_string());
                     }
                     return Some(Ok(m));
                 }

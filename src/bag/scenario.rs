@@ -73,7 +73,10 @@ impl Scenario {
 
     fn check(&mut self) -> Result<(), String> {
         if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            return Err(format!("rate_hz {} must be a positive number", self.rate_hz));
+            return Err(format!(
+                "rate_hz {} must be a positive number",
+                self.rate_hz
+            ));
         }
         if self.waypoints.is_empty() {
             return Err("no waypoints".into());
@@ -89,7 +92,10 @@ impl Scenario {
             }
             last = w.time;
             if w.position.iter().any(|x| !x.is_finite()) {
-                return Err(format!("waypoint {i}: position {:?} is not finite", w.position));
+                return Err(format!(
+                    "waypoint {i}: position {:?} is not finite",
+                    w.position
+                ));
             }
             if w.orientation.is_some() != with_q {
                 return Err(format!(

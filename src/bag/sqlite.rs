@@ -50,7 +50,11 @@ impl SqliteReader {
                 .map_err(|e| sql_error(path, e))?;
             let rows = st
                 .query_map([], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
                 })
                 .map_err(|e| sql_error(path, e))?;
             for row in rows {

@@ -2,7 +2,10 @@
 
 mod bench;
 mod check;
+mod make_bag;
 mod parse;
+mod replay;
+mod robot;
 mod sim;
 mod solve;
 mod solver_args;
@@ -29,6 +32,11 @@ enum Command {
     /// Run the node on virtual servos in simulated time: a built-in
     /// figure-eight or targets from stdin; no ROS, no hardware.
     Sim(sim::Args),
+    /// Replay a rosbag2 bag's targets (MCAP or sqlite3) through the node
+    /// core and check every target and tick; exit 0 only if all checks pass.
+    Replay(replay::Args),
+    /// Write a target bag from a waypoint scenario (YAML).
+    MakeBag(make_bag::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -41,5 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => sim::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::MakeBag(a) => make_bag::run(a),
     }
 }
