@@ -122,6 +122,8 @@ impl Storage {
     }
 }
 
+/// One reader alive per bag, so the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     Mcap(mcap::McapReader),
     Sqlite(sqlite::SqliteReader),
@@ -332,6 +334,8 @@ fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
     Ok(m.rosbag2_bagfile_information)
 }
 
+/// One writer per bag, so the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Out {
     Mcap(mcap::McapWriter),
     Sqlite(sqlite::SqliteWriter),

@@ -168,10 +168,8 @@ impl Scenario {
         }
         let (a, b) = (&w[j - 1], &w[j]);
         let s = (t - a.time) / (b.time - a.time);
-        let mut p = [0.0; 3];
-        for k in 0..3 {
-            p[k] = a.position[k] + s * (b.position[k] - a.position[k]);
-        }
+        let p: [f64; 3] =
+            std::array::from_fn(|k| a.position[k] + s * (b.position[k] - a.position[k]));
         let q = match (a.orientation, b.orientation) {
             (Some(qa), Some(qb)) => Some(slerp(qa, qb, s)),
             _ => None,
@@ -197,10 +195,7 @@ pub fn slerp(a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
         let sin = theta.sin();
         (((1.0 - s) * theta).sin() / sin, (s * theta).sin() / sin)
     };
-    let mut q = [0.0; 4];
-    for k in 0..4 {
-        q[k] = wa * a[k] + wb * b[k];
-    }
+    let q: [f64; 4] = std::array::from_fn(|k| wa * a[k] + wb * b[k]);
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     q.map(|x| x / n)
 }

@@ -69,7 +69,6 @@ struct Sink {
     out: Option<(BagWriter, TopicId, TopicId)>,
     plot: Option<PlotRecorder>,
     error: Option<arm_ik::bag::BagError>,
-    t0_ns: Option<u64>,
 }
 
 impl TickSink for Sink {
@@ -88,7 +87,6 @@ impl TickSink for Sink {
                 velocity: js.velocity.clone(),
                 effort: Vec::new(),
             };
-            let _ = self.t0_ns;
             if let Err(e) = w.write(
                 *joints,
                 log_time_ns,
@@ -151,7 +149,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         out: None,
         plot: a.plot.as_ref().map(|_| PlotRecorder::new(&names, 4000)),
         error: None,
-        t0_ns: None,
     };
     let mut target_topic: Option<TopicId> = None;
     let progress = std::io::stderr().is_terminal();
@@ -197,7 +194,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
         n += 1;
-        if progress && n % 4096 == 0 && last_progress.elapsed() > Duration::from_millis(250) {
+        if progress
+            && n.is_multiple_of(4096)
+            && last_progress.elapsed() > Duration::from_millis(250)
+        {
             last_progress = Instant::now();
             if start.elapsed() > Duration::from_secs(1) {
                 let f = bag.progress();

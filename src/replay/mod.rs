@@ -565,3 +565,61 @@ impl<S: ServoOutput> Replay<S> {
         self.report
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ik::{Common, JacobianOptions, SolverConfig};
+    use crate::model::Chain;
+    use crate::node::NodeConfig;
+    use std::sync::Arc;
+
+    fn replay() -> Replay<crate::node::VirtualServo> {
+        let urdf = include_str!("../../urdf/arm.urdf");
+        let chain = Chain::from_urdf_str(urdf, None, None).unwrap();
+        let core = NodeCore::with_virtual_servos(
+            &chain,
+            SolverConfig::Jacobian(JacobianOptions::default()),
+            Common::default(),
+            NodeConfig::default(),
+        )
+        .unwrap();
+        Replay::new(core, "test", ReplayOptions::default())
+    }
+
+    /// The tick checks can fail: a jump, a position past its limit and a
+    /// NaN are each caught (the limiter never produces them, so they are
+    /// fed in directly).
+    #[test]
+    fn tick_checks_catch_jumps_limit_breaks_and_nan() {
+        let mut r = replay();
+        let q0 = r.core.motion().position().to_vec();
+        let upper = r.core.motion().limits()[1].upper;
+        let names = r.core.joint_names().clone();
+        let js = |q: Vec<f64>| JointState {
+            stamp: 0.0,
+            name: names.clone(),
+            velocity: vec![0.0; q.len()],
+            position: q,
+        };
+        let mut jump = q0.clone();
+        jump[0] += 0.5; // 25 rad/s at 50 Hz
+        let a = js(jump);
+        r.report.ticks = 1;
+        r.check_tick(0.0, &a);
+        assert_eq!(r.report.velocity_violations, 1);
+        assert_eq!(r.report.acceleration_violations, 1);
+        let mut past = r.prev_q.clone();
+        past[1] = upper + 0.01;
+        let mut b = js(past);
+        b.position[2] = f64::NAN;
+        b.name = Arc::clone(&names);
+        r.report.ticks = 2;
+        r.check_tick(0.02, &b);
+        assert_eq!(r.report.limit_violations, 1);
+        assert_eq!(r.report.non_finite, 1);
+        assert_eq!(r.report.tick_failures[0].joint, "base_yaw");
+        let report = r.finish(&mut ());
+        assert!(!report.passed);
+    }
+}

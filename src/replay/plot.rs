@@ -36,7 +36,7 @@ impl PlotRecorder {
 
     pub fn record(&mut self, time_s: f64, js: &JointState, tracking_error: f64) {
         self.seen += 1;
-        if (self.seen - 1) % self.stride != 0 {
+        if !(self.seen - 1).is_multiple_of(self.stride) {
             return;
         }
         if self.t.len() >= self.cap {
@@ -49,7 +49,7 @@ impl PlotRecorder {
                 .flat_map(|&i| self.q[i * n..(i + 1) * n].to_vec())
                 .collect();
             self.stride *= 2;
-            if (self.seen - 1) % self.stride != 0 {
+            if !(self.seen - 1).is_multiple_of(self.stride) {
                 return;
             }
         }
