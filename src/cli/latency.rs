@@ -3,21 +3,16 @@
 //! `benches/node.rs` measures the same path under criterion.
 
 use super::EXIT_NOT_REACHED;
+use super::robot::RobotArgs;
 use super::solver_args::SolverArgs;
 use arm_ik::node::{LatencyProbe, NodeConfig, TimeSummary};
 use serde_json::json;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The URDF file (default: the built-in 5-DOF desktop arm, urdf/arm.urdf).
-    #[arg(long)]
-    urdf: Option<PathBuf>,
-    #[arg(long)]
-    base: Option<String>,
-    #[arg(long)]
-    tip: Option<String>,
+    #[command(flatten)]
+    robot: RobotArgs,
     #[command(flatten)]
     solver: SolverArgs,
     /// Targets to time, one per tick along the figure-eight of `sim`.
@@ -57,7 +52,7 @@ fn us(s: &TimeSummary) -> serde_json::Value {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = super::sim::load_chain(a.urdf.as_deref(), a.base.as_deref(), a.tip.as_deref())?;
+    let chain = a.robot.chain()?;
     if a.targets == 0 {
         anyhow::bail!("--targets must be at least 1");
     }

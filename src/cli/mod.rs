@@ -3,7 +3,10 @@
 mod bench;
 mod check;
 mod latency;
+mod make_bag;
 mod parse;
+mod replay;
+mod robot;
 mod sim;
 mod solve;
 mod solver_args;
@@ -33,6 +36,11 @@ enum Command {
     /// Time the node from a new target to the servo command and joint
     /// state (p50/p99/max) on virtual servos.
     Latency(latency::Args),
+    /// Replay a rosbag2 bag's targets (MCAP or sqlite3) through the node
+    /// core and check every target and tick; exit 0 only if all checks pass.
+    Replay(replay::Args),
+    /// Write a target bag from a waypoint scenario (YAML).
+    MakeBag(make_bag::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -46,5 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => sim::run(a),
         Command::Latency(a) => latency::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::MakeBag(a) => make_bag::run(a),
     }
 }

@@ -2,36 +2,26 @@
 //! core on virtual servos, following a built-in figure-eight or targets from
 //! stdin, on simulated time.
 
+use super::robot::{NodeArgs, RobotArgs};
 use super::solver_args::SolverArgs;
-use arm_ik::model::Chain;
-use arm_ik::node::{NodeConfig, NodeCore, TargetMsg, figure_eight};
+use arm_ik::node::{TargetMsg, figure_eight};
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// The project's arm, built in so `arm_ik sim` runs from any directory.
-const ARM_URDF: &str = include_str!("../../urdf/arm.urdf");
-
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The URDF file (default: the built-in 5-DOF desktop arm, urdf/arm.urdf).
-    #[arg(long)]
-    urdf: Option<PathBuf>,
-    #[arg(long)]
-    base: Option<String>,
-    #[arg(long)]
-    tip: Option<String>,
+    #[command(flatten)]
+    robot: RobotArgs,
     #[command(flatten)]
     solver: SolverArgs,
     /// Simulated time to run (s).
     #[arg(long, default_value_t = 20.0)]
     duration: f64,
-    /// Control rate (Hz).
-    #[arg(long, default_value_t = 50.0)]
-    rate: f64,
+    #[command(flatten)]
+    node: NodeArgs,
     /// Run at wall-clock speed instead of as fast as possible.
     #[arg(long)]
     realtime: bool,
@@ -46,32 +36,10 @@ pub struct Args {
     /// Time for one loop of the built-in figure-eight (s).
     #[arg(long, default_value_t = 10.0)]
     period: f64,
-    /// Speed limit of every joint (rad/s); default: the URDF's, capped at 2.
-    #[arg(long)]
-    max_velocity: Option<f64>,
-    /// Acceleration limit of every joint (rad/s^2).
-    #[arg(long, default_value_t = 8.0)]
-    max_acceleration: f64,
-    /// Follow a best-effort answer only when its position error is below this (m).
-    #[arg(long, default_value_t = 0.01)]
-    max_best_effort_error: f64,
     /// Print joint states as JSON lines, one per tick, and the summary as
     /// the last line.
     #[arg(long)]
     json: bool,
-}
-
-/// The chain of `urdf`, or of the built-in arm (shared with `latency`, so
-/// both run on the same arm by default).
-pub(super) fn load_chain(
-    urdf: Option<&Path>,
-    base: Option<&str>,
-    tip: Option<&str>,
-) -> anyhow::Result<Chain> {
-    Ok(match urdf {
-        Some(p) => Chain::from_urdf_file(p, base, tip)?,
-        None => Chain::from_urdf_str(ARM_URDF, base, tip)?,
-    })
 }
 
 /// One stdin line: its number and the target, or why it is malformed.
@@ -102,28 +70,18 @@ fn spawn_stdin_reader() -> mpsc::Receiver<Line> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = load_chain(a.urdf.as_deref(), a.base.as_deref(), a.tip.as_deref())?;
+    let chain = a.robot.chain()?;
     if !(a.duration.is_finite() && a.duration >= 0.0) {
         anyhow::bail!("--duration {} must be 0 or more seconds", a.duration);
     }
     if !(a.period.is_finite() && a.period > 0.0) {
         anyhow::bail!("--period {} must be a positive number of seconds", a.period);
     }
-    let (solver, common) = a.solver.config(&chain)?;
-    let mut config = NodeConfig {
-        rate_hz: a.rate,
-        default_acceleration: a.max_acceleration,
-        max_best_effort_error: a.max_best_effort_error,
-        ..NodeConfig::default()
-    };
-    if let Some(v) = a.max_velocity {
-        config.max_velocity = vec![v; chain.dof()];
-        config.velocity_cap = v;
-    }
-    let mut node = NodeCore::with_virtual_servos(&chain, solver, common, config)?;
+    let mut node = a.node.core(&chain, &a.solver)?;
 
-    let dt = 1.0 / a.rate;
-    let ticks = (a.duration * a.rate).round() as u64;
+    let rate = a.node.rate;
+    let dt = 1.0 / rate;
+    let ticks = (a.duration * rate).round() as u64;
     let lines = a.stdin.then(spawn_stdin_reader);
     let mut stdin_open = true;
     let mut malformed = 0u64;

@@ -1,0 +1,490 @@
+//! rosbag2 bags without ROS: read and write bag folders (`metadata.yaml`
+//! plus `.mcap` or `.db3` files) and bare `.mcap` files, and the CDR
+//! messages the node uses. MCAP goes through the `mcap` crate, sqlite3
+//! through `rusqlite`; neither format is parsed here by hand.
+//!
+//! Reading streams: [`BagReader`] yields one [`BagMessage`] at a time, so a
+//! bag of any size replays in the same memory. A read error ends the stream
+//! after the messages before it (a truncated bag still replays up to the
+//! cut).
+
+pub mod cdr;
+pub mod mcap;
+pub mod messages;
+pub mod metadata;
+pub mod scenario;
+pub mod sqlite;
+
+use metadata::{BagInfo, FileInfo, MetadataFile, Nanoseconds, SinceEpoch, TopicMetadata};
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// What went wrong with a bag, always naming the file.
+#[derive(Debug, Error)]
+pub enum BagError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a rosbag2 bag: {why}", path.display())]
+    NotABag { path: PathBuf, why: String },
+    #[error("{}: bad metadata.yaml: {why}", path.display())]
+    Metadata { path: PathBuf, why: String },
+    #[error("{}: unsupported: {why}", path.display())]
+    Unsupported { path: PathBuf, why: String },
+    #[error("{}: corrupt or truncated: {why}", path.display())]
+    Corrupt { path: PathBuf, why: String },
+    #[error("{}: cannot write: {why}", path.display())]
+    Write { path: PathBuf, why: String },
+}
+
+impl BagError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> BagError {
+        BagError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn write(path: &Path, e: impl Display) -> BagError {
+        BagError::Write {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        }
+    }
+}
+
+/// One serialized message: topic, ROS type name (empty when the bag does
+/// not say), receive time and CDR bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BagMessage {
+    pub topic: Arc<str>,
+    pub type_name: Arc<str>,
+    pub log_time_ns: u64,
+    pub data: Vec<u8>,
+}
+
+/// A topic as a bag declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicInfo {
+    pub name: String,
+    pub type_name: String,
+    /// From `metadata.yaml`, when there is one.
+    pub message_count: Option<u64>,
+}
+
+/// A rosbag2 storage plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Storage {
+    Mcap,
+    Sqlite3,
+}
+
+impl Storage {
+    pub fn identifier(self) -> &'static str {
+        match self {
+            Storage::Mcap => "mcap",
+            Storage::Sqlite3 => "sqlite3",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Storage::Mcap => "mcap",
+            Storage::Sqlite3 => "db3",
+        }
+    }
+
+    /// From a file's first bytes (magic), falling back to its extension.
+    fn sniff(path: &Path) -> Result<Storage, BagError> {
+        use std::io::Read;
+        let mut magic = [0u8; 16];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut magic))
+            .map_err(|e| BagError::io(path, e))?;
+        if magic[..n].starts_with(b"\x89MCAP") {
+            Ok(Storage::Mcap)
+        } else if magic[..n].starts_with(b"SQLite format 3\0") {
+            Ok(Storage::Sqlite3)
+        } else {
+            Err(BagError::NotABag {
+                path: path.to_path_buf(),
+                why: format!(
+                    "neither MCAP nor SQLite magic bytes at the start ({} bytes read)",
+                    n
+                ),
+            })
+        }
+    }
+}
+
+/// One reader alive per bag, so the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Inner {
+    Mcap(mcap::McapReader),
+    Sqlite(sqlite::SqliteReader),
+}
+
+/// Messages of a bag (a folder or one `.mcap`/`.db3` file), file by file,
+/// in storage order (time order for sqlite3, write order for MCAP, which is
+/// time order for what rosbag2 records).
+pub struct BagReader {
+    path: PathBuf,
+    files: VecDeque<PathBuf>,
+    current: Option<Inner>,
+    info: Option<BagInfo>,
+    /// Topics seen so far in the stream: name -> type.
+    seen: BTreeMap<String, String>,
+    total_bytes: u64,
+    done_bytes: u64,
+    file_bytes: u64,
+    failed: bool,
+}
+
+impl BagReader {
+    /// Opens a bag folder (using its `metadata.yaml` when present, else
+    /// every `.mcap`/`.db3` file in it) or a single bag file.
+    pub fn open(path: impl AsRef<Path>) -> Result<BagReader, BagError> {
+        let path = path.as_ref();
+        let meta = std::fs::metadata(path).map_err(|e| BagError::io(path, e))?;
+        let (files, info) = if meta.is_dir() {
+            let yaml = path.join("metadata.yaml");
+            if yaml.is_file() {
+                let info = read_metadata(&yaml)?;
+                if !info.compression_mode.is_empty()
+                    && !info.compression_mode.eq_ignore_ascii_case("none")
+                {
+                    return Err(BagError::Unsupported {
+                        path: yaml,
+                        why: format!(
+                            "compression_mode {} ({}): run `ros2 bag decompress` first",
+                            info.compression_mode, info.compression_format
+                        ),
+                    });
+                }
+                let files: Vec<PathBuf> = info
+                    .relative_file_paths
+                    .iter()
+                    .map(|f| {
+                        // rosbag2 has written these both relative to the folder
+                        // and with the folder's name in front.
+                        let name = Path::new(f).file_name().unwrap_or_default();
+                        path.join(name)
+                    })
+                    .collect();
+                if files.is_empty() {
+                    return Err(BagError::Metadata {
+                        path: yaml,
+                        why: "relative_file_paths is empty".into(),
+                    });
+                }
+                (files, Some(info))
+            } else {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                    .map_err(|e| BagError::io(path, e))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| {
+                        matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
+                    })
+                    .collect();
+                files.sort();
+                if files.is_empty() {
+                    return Err(BagError::NotABag {
+                        path: path.to_path_buf(),
+                        why: "a folder without metadata.yaml or any .mcap or .db3 file".into(),
+                    });
+                }
+                (files, None)
+            }
+        } else {
+            (vec![path.to_path_buf()], None)
+        };
+        let mut total = 0;
+        for f in &files {
+            total += std::fs::metadata(f).map_err(|e| BagError::io(f, e))?.len();
+        }
+        let mut r = BagReader {
+            path: path.to_path_buf(),
+            files: files.into(),
+            current: None,
+            info,
+            seen: BTreeMap::new(),
+            total_bytes: total,
+            done_bytes: 0,
+            file_bytes: 0,
+            failed: false,
+        };
+        r.open_next()?;
+        Ok(r)
+    }
+
+    fn open_next(&mut self) -> Result<bool, BagError> {
+        self.done_bytes += self.file_bytes;
+        self.current = None;
+        let Some(f) = self.files.pop_front() else {
+            return Ok(false);
+        };
+        self.file_bytes = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+        self.current = Some(match Storage::sniff(&f)? {
+            Storage::Mcap => Inner::Mcap(mcap::McapReader::open(&f)?),
+            Storage::Sqlite3 => Inner::Sqlite(sqlite::SqliteReader::open(&f)?),
+        });
+        Ok(true)
+    }
+
+    /// The bag's path as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The topics the bag declares up front (`metadata.yaml` or the sqlite3
+    /// topics table); `None` for a bare MCAP file, whose channels are only
+    /// known once read (see [`BagReader::seen_topics`]).
+    pub fn declared_topics(&self) -> Option<Vec<TopicInfo>> {
+        if let Some(info) = &self.info {
+            return Some(
+                info.topics_with_message_count
+                    .iter()
+                    .map(|t| TopicInfo {
+                        name: t.topic_metadata.name.clone(),
+                        type_name: t.topic_metadata.type_name.clone(),
+                        message_count: Some(t.message_count),
+                    })
+                    .collect(),
+            );
+        }
+        match &self.current {
+            Some(Inner::Sqlite(s)) => Some(s.topics()),
+            _ => None,
+        }
+    }
+
+    /// Topics (name -> type) of the messages read so far.
+    pub fn seen_topics(&self) -> &BTreeMap<String, String> {
+        &self.seen
+    }
+
+    /// Messages the bag's metadata promises, if it has any.
+    pub fn message_count(&self) -> Option<u64> {
+        self.info.as_ref().map(|i| i.message_count)
+    }
+
+    /// Fraction of the bag read, 0 to 1 (by bytes across files).
+    pub fn progress(&self) -> f64 {
+        let cur = match &self.current {
+            Some(Inner::Mcap(m)) => m.bytes_read() as f64,
+            Some(Inner::Sqlite(s)) => s.progress() * self.file_bytes as f64,
+            None => 0.0,
+        };
+        if self.total_bytes == 0 {
+            1.0
+        } else {
+            ((self.done_bytes as f64 + cur) / self.total_bytes as f64).min(1.0)
+        }
+    }
+}
+
+impl Iterator for BagReader {
+    type Item = Result<BagMessage, BagError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            let item = match self.current.as_mut()? {
+                Inner::Mcap(m) => m.next(),
+                Inner::Sqlite(s) => s.next(),
+            };
+            match item {
+                Some(Ok(m)) => {
+                    if !self.seen.contains_key(&*m.topic) {
+                        self.seen
+                            .insert(m.topic.to_string(), m.type_name.to_string());
+                    }
+                    return Some(Ok(m));
+                }
+                Some(Err(e)) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+                None => match self.open_next() {
+                    Ok(true) => continue,
+                    Ok(false) => return None,
+                    Err(e) => {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                },
+            }
+        }
+    }
+}
+
+fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
+    let text = std::fs::read_to_string(path).map_err(|e| BagError::io(path, e))?;
+    let m: MetadataFile = serde_norway::from_str(&text).map_err(|e| BagError::Metadata {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })?;
+    Ok(m.rosbag2_bagfile_information)
+}
+
+/// One writer per bag, so the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Out {
+    Mcap(mcap::McapWriter),
+    Sqlite(sqlite::SqliteWriter),
+}
+
+struct TopicCount {
+    name: String,
+    type_name: String,
+    id: i64,
+    count: u64,
+}
+
+/// A topic added to a [`BagWriter`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicId(usize);
+
+/// Writes a bag: a folder `<dir>/` with `<dir name>_0.<ext>` and
+/// `metadata.yaml` as `ros2 bag record` makes, or, for a path ending in
+/// `.mcap`, one bare MCAP file (which `ros2 bag play` and Foxglove open
+/// too).
+pub struct BagWriter {
+    dir: Option<PathBuf>,
+    file_name: String,
+    storage: Storage,
+    out: Out,
+    topics: Vec<TopicCount>,
+    first: Option<u64>,
+    last: u64,
+}
+
+impl BagWriter {
+    pub fn create(path: impl AsRef<Path>, storage: Storage) -> Result<BagWriter, BagError> {
+        let path = path.as_ref();
+        let bare = storage == Storage::Mcap && path.extension().is_some_and(|e| e == "mcap");
+        let (dir, file) = if bare {
+            (None, path.to_path_buf())
+        } else {
+            if path.is_file() {
+                return Err(BagError::write(
+                    path,
+                    "is a file; a bag folder path (or a .mcap file) was expected",
+                ));
+            }
+            std::fs::create_dir_all(path).map_err(|e| BagError::io(path, e))?;
+            let stem = path
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "bag".into());
+            (
+                Some(path.to_path_buf()),
+                path.join(format!("{stem}_0.{}", storage.extension())),
+            )
+        };
+        let out = match storage {
+            Storage::Mcap => Out::Mcap(mcap::McapWriter::create(&file)?),
+            Storage::Sqlite3 => Out::Sqlite(sqlite::SqliteWriter::create(&file)?),
+        };
+        Ok(BagWriter {
+            dir,
+            file_name: file
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            storage,
+            out,
+            topics: Vec::new(),
+            first: None,
+            last: 0,
+        })
+    }
+
+    pub fn add_topic(&mut self, name: &str, type_name: &str) -> Result<TopicId, BagError> {
+        let id = match &mut self.out {
+            Out::Mcap(w) => w.add_topic(name, type_name)? as i64,
+            Out::Sqlite(w) => w.add_topic(name, type_name)?,
+        };
+        self.topics.push(TopicCount {
+            name: name.into(),
+            type_name: type_name.into(),
+            id,
+            count: 0,
+        });
+        Ok(TopicId(self.topics.len() - 1))
+    }
+
+    pub fn write(&mut self, topic: TopicId, log_time_ns: u64, data: &[u8]) -> Result<(), BagError> {
+        let t = &mut self.topics[topic.0];
+        match &mut self.out {
+            Out::Mcap(w) => w.write(t.id as u16, log_time_ns, data)?,
+            Out::Sqlite(w) => w.write(t.id, log_time_ns, data)?,
+        }
+        t.count += 1;
+        self.first = Some(self.first.map_or(log_time_ns, |f| f.min(log_time_ns)));
+        self.last = self.last.max(log_time_ns);
+        Ok(())
+    }
+
+    /// Closes the storage file and writes `metadata.yaml` for a folder.
+    pub fn finish(self) -> Result<(), BagError> {
+        match self.out {
+            Out::Mcap(w) => w.finish()?,
+            Out::Sqlite(w) => w.finish()?,
+        }
+        let Some(dir) = self.dir else {
+            return Ok(());
+        };
+        let start = self.first.unwrap_or(0);
+        let duration = Nanoseconds {
+            nanoseconds: self.last.saturating_sub(start),
+        };
+        let count: u64 = self.topics.iter().map(|t| t.count).sum();
+        let info = BagInfo {
+            version: 5,
+            storage_identifier: self.storage.identifier().into(),
+            duration,
+            starting_time: SinceEpoch {
+                nanoseconds_since_epoch: start,
+            },
+            message_count: count,
+            topics_with_message_count: self
+                .topics
+                .iter()
+                .map(|t| metadata::TopicWithCount {
+                    topic_metadata: TopicMetadata {
+                        name: t.name.clone(),
+                        type_name: t.type_name.clone(),
+                        serialization_format: "cdr".into(),
+                        offered_qos_profiles: serde_norway::Value::String(String::new()),
+                    },
+                    message_count: t.count,
+                })
+                .collect(),
+            compression_format: String::new(),
+            compression_mode: String::new(),
+            relative_file_paths: vec![self.file_name.clone()],
+            files: vec![FileInfo {
+                path: self.file_name.clone(),
+                starting_time: SinceEpoch {
+                    nanoseconds_since_epoch: start,
+                },
+                duration,
+                message_count: count,
+            }],
+        };
+        let yaml = serde_norway::to_string(&MetadataFile {
+            rosbag2_bagfile_information: info,
+        })
+        .map_err(|e| BagError::write(&dir, e))?;
+        let p = dir.join("metadata.yaml");
+        std::fs::write(&p, yaml).map_err(|e| BagError::io(&p, e))
+    }
+}

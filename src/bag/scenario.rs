@@ -1,0 +1,246 @@
+//! Target scenarios for CI without a robot: a YAML list of timed
+//! waypoints, sampled at a fixed rate (linear in position, slerp in
+//! orientation) into the target messages `arm_ik make-bag` writes.
+//!
+//! ```yaml
+//! topic: /target_pose      # default
+//! frame_id: base_link      # default
+//! rate_hz: 50              # default
+//! start_time_ns: 1700000000000000000   # bag time of t = 0 (default)
+//! repeat: 1                # play the waypoints this many times (default 1)
+//! waypoints:
+//!   - {time: 0.0, position: [0.20, 0.00, 0.15]}
+//!   - {time: 2.0, position: [0.20, 0.08, 0.20], orientation: [0, 0, 0, 1]}
+//! ```
+//!
+//! Orientation is on every waypoint (a `PoseStamped` topic) or on none (a
+//! `PointStamped` topic: position-only targets).
+
+use super::messages::{Header, StampedTarget, TargetType};
+use serde::Deserialize;
+
+fn default_topic() -> String {
+    "/target_pose".into()
+}
+fn default_frame() -> String {
+    "base_link".into()
+}
+fn default_rate() -> f64 {
+    50.0
+}
+fn default_start() -> u64 {
+    1_700_000_000_000_000_000
+}
+fn default_repeat() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_topic")]
+    pub topic: String,
+    #[serde(default = "default_frame")]
+    pub frame_id: String,
+    #[serde(default = "default_rate")]
+    pub rate_hz: f64,
+    #[serde(default = "default_start")]
+    pub start_time_ns: u64,
+    #[serde(default = "default_repeat")]
+    pub repeat: u64,
+    pub waypoints: Vec<Waypoint>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Waypoint {
+    /// Seconds from the start.
+    pub time: f64,
+    /// Metres, in `frame_id`.
+    pub position: [f64; 3],
+    /// `x, y, z, w`; normalised when read.
+    #[serde(default)]
+    pub orientation: Option<[f64; 4]>,
+}
+
+impl Scenario {
+    /// Parses and checks a scenario; errors say which waypoint is wrong.
+    pub fn from_yaml(text: &str) -> Result<Scenario, String> {
+        let mut s: Scenario = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+        s.check()?;
+        Ok(s)
+    }
+
+    fn check(&mut self) -> Result<(), String> {
+        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
+            return Err(format!(
+                "rate_hz {} must be a positive number",
+                self.rate_hz
+            ));
+        }
+        if self.waypoints.is_empty() {
+            return Err("no waypoints".into());
+        }
+        let with_q = self.waypoints[0].orientation.is_some();
+        let mut last = f64::NEG_INFINITY;
+        for (i, w) in self.waypoints.iter_mut().enumerate() {
+            if !w.time.is_finite() || w.time < 0.0 || w.time <= last {
+                return Err(format!(
+                    "waypoint {i}: time {} must be finite, 0 or more, and after the previous one",
+                    w.time
+                ));
+            }
+            last = w.time;
+            if w.position.iter().any(|x| !x.is_finite()) {
+                return Err(format!(
+                    "waypoint {i}: position {:?} is not finite",
+                    w.position
+                ));
+            }
+            if w.orientation.is_some() != with_q {
+                return Err(format!(
+                    "waypoint {i}: give an orientation on every waypoint or on none"
+                ));
+            }
+            if let Some(q) = &mut w.orientation {
+                let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if !(n.is_finite() && n > 1e-9) {
+                    return Err(format!("waypoint {i}: orientation {q:?} is not a rotation"));
+                }
+                q.iter_mut().for_each(|x| *x /= n);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn target_type(&self) -> TargetType {
+        if self.waypoints[0].orientation.is_some() {
+            TargetType::Pose
+        } else {
+            TargetType::Point
+        }
+    }
+
+    /// Samples in one pass through the waypoints.
+    fn per_pass(&self) -> u64 {
+        let last = self.waypoints[self.waypoints.len() - 1].time;
+        (last * self.rate_hz + 1e-9).floor() as u64 + 1
+    }
+
+    /// How many messages [`Scenario::samples`] yields.
+    pub fn len(&self) -> u64 {
+        self.per_pass().saturating_mul(self.repeat)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The targets with their bag time (ns), generated lazily, evenly
+    /// spaced at `rate_hz` across passes.
+    pub fn samples(&self) -> impl Iterator<Item = (u64, StampedTarget)> + '_ {
+        let n = self.per_pass();
+        (0..self.len()).map(move |i| {
+            let local = (i % n) as f64 / self.rate_hz;
+            let t_ns = self.start_time_ns + (i as f64 / self.rate_hz * 1e9).round() as u64;
+            let (position, orientation) = self.at(local);
+            let target = StampedTarget {
+                header: Header {
+                    stamp_ns: t_ns as i64,
+                    frame_id: self.frame_id.clone(),
+                },
+                position,
+                orientation,
+            };
+            (t_ns, target)
+        })
+    }
+
+    /// The pose at `t` seconds into a pass.
+    pub fn at(&self, t: f64) -> ([f64; 3], Option<[f64; 4]>) {
+        let w = &self.waypoints;
+        let j = w.partition_point(|p| p.time <= t);
+        if j == 0 {
+            return (w[0].position, w[0].orientation);
+        }
+        if j == w.len() {
+            return (w[j - 1].position, w[j - 1].orientation);
+        }
+        let (a, b) = (&w[j - 1], &w[j]);
+        let s = (t - a.time) / (b.time - a.time);
+        let p: [f64; 3] =
+            std::array::from_fn(|k| a.position[k] + s * (b.position[k] - a.position[k]));
+        let q = match (a.orientation, b.orientation) {
+            (Some(qa), Some(qb)) => Some(slerp(qa, qb, s)),
+            _ => None,
+        };
+        (p, q)
+    }
+}
+
+/// Spherical linear interpolation of unit quaternions along the shorter
+/// arc; normalised linear interpolation when they are nearly equal (where
+/// slerp's `1/sin` loses precision).
+pub fn slerp(a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
+    let mut d: f64 = (0..4).map(|k| a[k] * b[k]).sum();
+    let mut b = b;
+    if d < 0.0 {
+        b = b.map(|x| -x);
+        d = -d;
+    }
+    let (wa, wb) = if d > 0.9995 {
+        (1.0 - s, s)
+    } else {
+        let theta = d.min(1.0).acos();
+        let sin = theta.sin();
+        (((1.0 - s) * theta).sin() / sin, (s * theta).sin() / sin)
+    };
+    let q: [f64; 4] = std::array::from_fn(|k| wa * a[k] + wb * b[k]);
+    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    q.map(|x| x / n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_interpolate_and_repeat() {
+        let s = Scenario::from_yaml(
+            "rate_hz: 10\nrepeat: 2\nwaypoints:\n  - {time: 0, position: [0, 0, 0]}\n  - {time: 1, position: [1, 2, 3]}\n",
+        )
+        .unwrap();
+        assert_eq!(s.len(), 22);
+        let v: Vec<_> = s.samples().collect();
+        assert_eq!(v[5].1.position, [0.5, 1.0, 1.5]);
+        assert_eq!(v[10].1.position, [1.0, 2.0, 3.0]);
+        assert_eq!(v[11].1.position, [0.0, 0.0, 0.0]);
+        assert_eq!(v[11].0 - v[10].0, 100_000_000);
+        assert_eq!(s.target_type(), TargetType::Point);
+    }
+
+    #[test]
+    fn slerp_halfway_about_z() {
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let q = slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, h, h], 0.5);
+        let want = (std::f64::consts::PI / 8.0).sin();
+        assert!((q[2] - want).abs() < 1e-12, "{q:?}");
+        // The short way round even when the second is given negated.
+        let q2 = slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -h, -h], 0.5);
+        assert!((q2[2] - want).abs() < 1e-12, "{q2:?}");
+    }
+
+    #[test]
+    fn bad_scenarios_say_which_waypoint() {
+        let e = Scenario::from_yaml(
+            "waypoints:\n  - {time: 1, position: [0, 0, 0]}\n  - {time: 0.5, position: [0, 0, 0]}\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("waypoint 1"), "{e}");
+        let e = Scenario::from_yaml(
+            "waypoints:\n  - {time: 0, position: [0, 0, 0], orientation: [0, 0, 0, 1]}\n  - {time: 1, position: [0, 0, 0]}\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("every waypoint"), "{e}");
+    }
+}

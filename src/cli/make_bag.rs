@@ -1,0 +1,59 @@
+//! `arm_ik make-bag`: a target bag from a waypoint scenario, so CI
+//! scenarios need no robot and no ROS.
+
+use arm_ik::bag::cdr::Endian;
+use arm_ik::bag::scenario::Scenario;
+use arm_ik::bag::{BagWriter, Storage};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The scenario YAML (see tests/data/scenario.yaml).
+    waypoints: PathBuf,
+    /// The bag to write: a folder (metadata.yaml + one storage file), or a
+    /// .mcap file with --storage mcap.
+    #[arg(long)]
+    output: PathBuf,
+    #[arg(long, value_enum, default_value = "mcap")]
+    storage: Storage,
+    /// Play the waypoints this many times (overrides the file's `repeat`).
+    #[arg(long)]
+    repeat: Option<u64>,
+    /// Write big-endian CDR (CDR_BE) instead of little-endian.
+    #[arg(long)]
+    big_endian: bool,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&a.waypoints)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
+    let mut s = Scenario::from_yaml(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
+    if let Some(r) = a.repeat {
+        s.repeat = r;
+    }
+    let endian = if a.big_endian {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    let mut w = BagWriter::create(&a.output, a.storage)?;
+    let topic = w.add_topic(&s.topic, s.target_type().name())?;
+    let mut n = 0u64;
+    for (t, target) in s.samples() {
+        w.write(topic, t, &target.encode(endian))?;
+        n += 1;
+    }
+    w.finish()?;
+    println!(
+        "arm_ik make-bag: {} messages on {} ({}) at {} Hz to {} ({})",
+        n,
+        s.topic,
+        s.target_type().name(),
+        s.rate_hz,
+        a.output.display(),
+        a.storage.identifier()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,327 @@
+//! `arm_ik replay`: a rosbag2 bag's targets through the node core on the
+//! bag's clock, with pass/fail checks for CI (exit 0 only when all pass).
+
+use super::robot::{NodeArgs, RobotArgs};
+use super::solver_args::SolverArgs;
+use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
+use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
+use arm_ik::node::JointState;
+use arm_ik::replay::plot::PlotRecorder;
+use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The bag: a rosbag2 folder (metadata.yaml + .mcap or .db3) or a .mcap/.db3 file.
+    bag: PathBuf,
+    #[command(flatten)]
+    robot: RobotArgs,
+    /// The target topic (geometry_msgs/msg/PoseStamped or PointStamped).
+    #[arg(long, default_value = "/target_pose")]
+    topic: String,
+    #[command(flatten)]
+    solver: SolverArgs,
+    #[command(flatten)]
+    node: NodeArgs,
+    /// Ignore the orientation of PoseStamped targets.
+    #[arg(long)]
+    position_only: bool,
+    /// Unreachable targets allowed for a pass.
+    #[arg(long, default_value_t = 0)]
+    max_unreachable: u64,
+    /// Rejected, malformed or wrongly typed targets allowed for a pass.
+    #[arg(long, default_value_t = 0)]
+    max_rejected: u64,
+    /// Largest IK position error of a reached target, and of the settled
+    /// tip to the last target (m).
+    #[arg(long, default_value_t = 1e-3)]
+    max_position_error: f64,
+    /// Largest tip-to-target distance at any tick (m); default: unchecked
+    /// (a moving target is followed with a lag by design).
+    #[arg(long)]
+    max_tracking_error: Option<f64>,
+    /// Time given to the arm to arrive after the last target (s).
+    #[arg(long, default_value_t = 10.0)]
+    settle: f64,
+    /// Write the report as JSON.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Write the joint states and the targets as a rosbag2 MCAP bag (a
+    /// folder, or one file when the name ends in .mcap).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Write JUnit XML of the checks.
+    #[arg(long)]
+    junit: Option<PathBuf>,
+    /// Draw joint angles and tracking error over time as SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Print the report JSON on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Joint states to the output bag and the plot.
+struct Sink {
+    out: Option<(BagWriter, TopicId, TopicId)>,
+    plot: Option<PlotRecorder>,
+    error: Option<arm_ik::bag::BagError>,
+}
+
+impl TickSink for Sink {
+    fn tick(&mut self, log_time_ns: u64, js: &JointState, tracking_error: f64) {
+        if let Some(p) = &mut self.plot {
+            p.record(js.stamp, js, tracking_error);
+        }
+        if let (Some((w, joints, _)), None) = (&mut self.out, &self.error) {
+            let msg = JointStateMsg {
+                header: Header {
+                    stamp_ns: log_time_ns as i64,
+                    frame_id: String::new(),
+                },
+                name: js.name.to_vec(),
+                position: js.position.clone(),
+                velocity: js.velocity.clone(),
+                effort: Vec::new(),
+            };
+            if let Err(e) = w.write(
+                *joints,
+                log_time_ns,
+                &msg.encode(arm_ik::bag::cdr::Endian::Little),
+            ) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = a.robot.chain()?;
+    let core = a.node.core(&chain, &a.solver)?;
+    if !(a.max_position_error.is_finite() && a.max_position_error >= 0.0) {
+        anyhow::bail!(
+            "--max-position-error {} must be 0 or more",
+            a.max_position_error
+        );
+    }
+    let mut bag = BagReader::open(&a.bag)?;
+    if let Some(topics) = bag.declared_topics() {
+        match topics.iter().find(|t| t.name == a.topic) {
+            None => anyhow::bail!(
+                "{}: no topic {} in the bag; its topics: {}",
+                a.bag.display(),
+                a.topic,
+                list(
+                    topics
+                        .iter()
+                        .map(|t| (t.name.as_str(), t.type_name.as_str()))
+                )
+            ),
+            Some(t) if TargetType::from_name(&t.type_name).is_none() => anyhow::bail!(
+                "{}: topic {} has type {}; replay needs {} or {}",
+                a.bag.display(),
+                a.topic,
+                t.type_name,
+                TargetType::Pose.name(),
+                TargetType::Point.name()
+            ),
+            Some(_) => {}
+        }
+    }
+    let opts = ReplayOptions {
+        topic: a.topic.clone(),
+        position_only: a.position_only,
+        settle_s: a.settle,
+        max_listed: 1000,
+        thresholds: Thresholds {
+            max_unreachable: a.max_unreachable,
+            max_rejected: a.max_rejected,
+            max_position_error: a.max_position_error,
+            max_tracking_error: a.max_tracking_error.unwrap_or(f64::INFINITY),
+        },
+    };
+    let names = core.joint_names().to_vec();
+    let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
+    let mut sink = Sink {
+        out: None,
+        plot: a.plot.as_ref().map(|_| PlotRecorder::new(&names, 4000)),
+        error: None,
+    };
+    let mut target_topic: Option<TopicId> = None;
+    let progress = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut last_progress = start;
+    let mut n = 0u64;
+    while let Some(item) = bag.next() {
+        let msg = match item {
+            Ok(m) => m,
+            Err(e) => {
+                replay.bag_error(&e);
+                eprintln!("arm_ik replay: {e} (stopped reading; replayed what came before)");
+                break;
+            }
+        };
+        if let Some(p) = &a.output
+            && sink.out.is_none()
+            && sink.error.is_none()
+        {
+            match BagWriter::create(p, Storage::Mcap).and_then(|mut w| {
+                let j = w.add_topic("/joint_states", JOINT_STATE)?;
+                Ok((w, j))
+            }) {
+                Ok((w, j)) => sink.out = Some((w, j, j)),
+                Err(e) => sink.error = Some(e),
+            }
+        }
+        replay.feed(&msg, &mut sink);
+        if *msg.topic == *a.topic
+            && let Some((w, _, _)) = &mut sink.out
+            && TargetType::from_name(&msg.type_name).is_some()
+        {
+            let id = match target_topic {
+                Some(id) => Ok(id),
+                None => w.add_topic(&a.topic, &msg.type_name),
+            };
+            match id.and_then(|id| {
+                target_topic = Some(id);
+                w.write(id, msg.log_time_ns, &msg.data)
+            }) {
+                Ok(()) => {}
+                Err(e) => sink.error = Some(e),
+            }
+        }
+        n += 1;
+        if progress
+            && n.is_multiple_of(4096)
+            && last_progress.elapsed() > Duration::from_millis(250)
+        {
+            last_progress = Instant::now();
+            if start.elapsed() > Duration::from_secs(1) {
+                let f = bag.progress();
+                let width = 30;
+                let done = (f * width as f64) as usize;
+                eprint!(
+                    "\r\x1b[K[{}{}] {:5.1}%  {} messages  {:.0}/s",
+                    "#".repeat(done),
+                    " ".repeat(width - done),
+                    f * 100.0,
+                    n,
+                    n as f64 / start.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+    if progress && start.elapsed() > Duration::from_secs(1) {
+        eprint!("\r\x1b[K");
+    }
+    let report = replay.finish(&mut sink);
+    if report.messages == 0 && report.bag_error.is_none() {
+        anyhow::bail!(
+            "{}: no messages on topic {}; topics in the bag: {}",
+            a.bag.display(),
+            a.topic,
+            list(
+                bag.seen_topics()
+                    .iter()
+                    .map(|(a, b)| (a.as_str(), b.as_str()))
+            )
+        );
+    }
+    if let Some(e) = sink.error.take() {
+        return Err(e.into());
+    }
+    if let Some((w, _, _)) = sink.out.take() {
+        w.finish()?;
+    }
+    if let (Some(p), Some(rec)) = (&a.plot, &sink.plot) {
+        let title = format!(
+            "arm_ik replay {} ({} solver)",
+            a.bag.display(),
+            report.solver
+        );
+        std::fs::write(p, rec.svg(&title)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.junit {
+        std::fs::write(p, junit_xml(&report))
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.report {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        summary(&mut out, &report)?;
+    }
+    out.flush()?;
+    if let Some(e) = &report.bag_error {
+        anyhow::bail!("{e}");
+    }
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_NOT_REACHED)
+    })
+}
+
+fn list<'a>(topics: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let v: Vec<String> = topics.map(|(n, t)| format!("{n} ({t})")).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "arm_ik replay: {} on {}: {} targets, {:.1} s simulated in {:.3} s wall ({:.0} messages/s, {} solver)",
+        r.bag, r.topic, r.messages, r.simulated_s, r.wall_s, r.messages_per_s, r.solver
+    )?;
+    writeln!(
+        out,
+        "targets: {} reached ({} best effort), {} unreachable, {} rejected, {} malformed, {} wrong type, {} superseded",
+        r.reached,
+        r.best_effort,
+        r.unreachable,
+        r.rejected,
+        r.malformed,
+        r.wrong_type,
+        r.superseded
+    )?;
+    writeln!(out, "{:<20} {:<6} detail", "check", "result")?;
+    for c in &r.checks {
+        writeln!(
+            out,
+            "{:<20} {:<6} {}",
+            c.name,
+            if c.passed { "pass" } else { "FAIL" },
+            c.detail
+        )?;
+    }
+    for f in r.failures.iter().take(10) {
+        writeln!(
+            out,
+            "  message {} ({} ns): {}: {}",
+            f.index, f.log_time_ns, f.kind, f.detail
+        )?;
+    }
+    for f in r.tick_failures.iter().take(10) {
+        writeln!(
+            out,
+            "  tick {} ({:.3} s): {} {} = {} (limit {})",
+            f.tick, f.time_s, f.joint, f.kind, f.value, f.limit
+        )?;
+    }
+    let more = r.failures.len().saturating_sub(10) as u64 + r.failures_not_listed;
+    if more > 0 {
+        writeln!(out, "  ... {more} more failing messages (see --report)")?;
+    }
+    writeln!(out, "result: {}", if r.passed { "PASS" } else { "FAIL" })
+}

@@ -1,0 +1,483 @@
+//! Bags in and out: interoperability with the independent Python `rosbags`
+//! library (both storages, both CDR byte orders), and every kind of bad
+//! input `arm_ik replay` must survive.
+//!
+//! The `rosbags` tests need `.venv` (made by `scripts/python-env`, which
+//! `scripts/test` runs) or `ARM_IK_PYTHON`; without it they print SKIP,
+//! except under CI, where they fail.
+
+mod common;
+
+use arm_ik::bag::cdr::Endian;
+use arm_ik::bag::messages::{
+    Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
+};
+use arm_ik::bag::{BagReader, BagWriter, Storage};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn arm_ik(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run arm_ik")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arm_ik_bag_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The venv's python with `rosbags`, or None (SKIP) outside CI.
+fn python() -> Option<PathBuf> {
+    let p = match std::env::var_os("ARM_IK_PYTHON") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => common::project_dir().join(".venv/bin/python"),
+    };
+    let ok = p.is_file()
+        && Command::new(&p)
+            .args(["-c", "import rosbags"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(p);
+    }
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!(
+            "{} with rosbags not found (CI is set, so the rosbags tests are required; run scripts/python-env)",
+            p.display()
+        );
+    }
+    eprintln!(
+        "SKIP: no python with rosbags at {} (run scripts/python-env)",
+        p.display()
+    );
+    None
+}
+
+fn py(python: &Path, script: &str, args: &[&str]) -> String {
+    let o = Command::new(python)
+        .arg(common::project_dir().join("tests/python").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{script} {args:?}: {}", text(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn read_back(python: &Path, bag: &Path) -> Vec<Value> {
+    py(python, "read_bag.py", &[bag.to_str().unwrap()])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn report(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn bags_written_by_rosbags_read_and_replay_with_exact_counts_and_values() {
+    let Some(python) = python() else { return };
+    let dir = temp("rosbags_in");
+    let n = 120;
+    for storage in ["mcap", "sqlite3"] {
+        for endian in ["le", "be"] {
+            for kind in ["pose", "point"] {
+                let bag = dir.join(format!("{storage}_{endian}_{kind}"));
+                let written: Vec<Value> = serde_json::from_str(&py(
+                    &python,
+                    "write_bag.py",
+                    &[bag.to_str().unwrap(), storage, endian, kind, &n.to_string()],
+                ))
+                .unwrap();
+                let ty = if kind == "pose" {
+                    TargetType::Pose
+                } else {
+                    TargetType::Point
+                };
+                let mut got = Vec::new();
+                for m in BagReader::open(&bag).unwrap() {
+                    let m = m.unwrap();
+                    if &*m.topic != "/target_pose" {
+                        continue;
+                    }
+                    assert_eq!(&*m.type_name, ty.name());
+                    assert_eq!(
+                        m.data[1],
+                        (endian == "le") as u8,
+                        "encapsulation byte order"
+                    );
+                    got.push((m.log_time_ns, StampedTarget::decode(ty, &m.data).unwrap()));
+                }
+                assert_eq!(got.len(), n, "{}", bag.display());
+                for ((t, target), w) in got.iter().zip(&written) {
+                    assert_eq!(*t, w["t"].as_u64().unwrap());
+                    assert_eq!(target.header.stamp_ns as u64, *t);
+                    assert_eq!(target.header.frame_id, "base_link");
+                    let p: Vec<f64> = serde_json::from_value(w["position"].clone()).unwrap();
+                    assert_eq!(target.position.to_vec(), p, "bit-exact values");
+                    if kind == "pose" {
+                        assert_eq!(target.orientation, Some([0.0, 0.0, 0.0, 1.0]));
+                    }
+                }
+                let rep = dir.join(format!("{storage}_{endian}_{kind}.json"));
+                let o = arm_ik(&[
+                    "replay",
+                    bag.to_str().unwrap(),
+                    "--position-only",
+                    "--report",
+                    rep.to_str().unwrap(),
+                ]);
+                assert!(o.status.success(), "{}", text(&o));
+                let r = report(&rep);
+                assert_eq!(r["messages"], n as u64);
+                assert_eq!(r["reached"], n as u64);
+                assert_eq!(r["other_topic_messages"], (n / 10) as u64);
+            }
+        }
+    }
+}
+
+#[test]
+fn bags_we_write_read_back_in_rosbags_with_the_same_values() {
+    let Some(python) = python() else { return };
+    let dir = temp("rosbags_out");
+    let scenario = common::project_dir().join("tests/data/scenario.yaml");
+    for (storage, name, extra) in [
+        ("mcap", "mcap_bag", None),
+        ("sqlite3", "sqlite_bag", None),
+        ("mcap", "big_endian", Some("--big-endian")),
+    ] {
+        let bag = dir.join(name);
+        let mut args = vec![
+            "make-bag",
+            scenario.to_str().unwrap(),
+            "--output",
+            bag.to_str().unwrap(),
+            "--storage",
+            storage,
+        ];
+        args.extend(extra);
+        let o = arm_ik(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        let ours: Vec<(u64, StampedTarget)> = BagReader::open(&bag)
+            .unwrap()
+            .map(|m| {
+                let m = m.unwrap();
+                (
+                    m.log_time_ns,
+                    StampedTarget::decode(TargetType::Point, &m.data).unwrap(),
+                )
+            })
+            .collect();
+        let theirs = read_back(&python, &bag);
+        assert_eq!(ours.len(), 401);
+        assert_eq!(theirs.len(), ours.len(), "{name}");
+        for ((t, target), v) in ours.iter().zip(&theirs) {
+            assert_eq!(v["type"], POINT_STAMPED);
+            assert_eq!(v["t"].as_u64().unwrap(), *t);
+            assert_eq!(v["stamp"].as_i64().unwrap(), target.header.stamp_ns);
+            assert_eq!(v["big_endian"], extra.is_some());
+            let p: Vec<f64> = serde_json::from_value(v["position"].clone()).unwrap();
+            assert_eq!(p, target.position.to_vec());
+        }
+    }
+
+    // replay --output: joint states and the targets, folder and bare file.
+    for out in ["replayed", "replayed.mcap"] {
+        let out = dir.join(out);
+        let rep = dir.join("replayed.json");
+        let o = arm_ik(&[
+            "replay",
+            dir.join("mcap_bag").to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--report",
+            rep.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        let ticks = report(&rep)["ticks"].as_u64().unwrap();
+        let ours: Vec<(u64, JointStateMsg)> = BagReader::open(&out)
+            .unwrap()
+            .filter_map(|m| {
+                let m = m.unwrap();
+                (&*m.type_name == JOINT_STATE)
+                    .then(|| (m.log_time_ns, JointStateMsg::decode(&m.data).unwrap()))
+            })
+            .collect();
+        assert_eq!(ours.len() as u64, ticks);
+        let theirs = read_back(&python, &out);
+        let js: Vec<&Value> = theirs.iter().filter(|v| v["type"] == JOINT_STATE).collect();
+        assert_eq!(js.len(), ours.len());
+        assert_eq!(
+            theirs.len() - js.len(),
+            401,
+            "the targets are in the output too"
+        );
+        for ((t, m), v) in ours.iter().zip(js) {
+            assert_eq!(v["t"].as_u64().unwrap(), *t);
+            let name: Vec<String> = serde_json::from_value(v["name"].clone()).unwrap();
+            let pos: Vec<f64> = serde_json::from_value(v["position"].clone()).unwrap();
+            let vel: Vec<f64> = serde_json::from_value(v["velocity"].clone()).unwrap();
+            assert_eq!(
+                (name, pos, vel),
+                (m.name.clone(), m.position.clone(), m.velocity.clone())
+            );
+            assert_eq!(m.name.len(), 5);
+        }
+    }
+}
+
+fn target(k: u64, position: [f64; 3]) -> (u64, Vec<u8>) {
+    let t = 1_000_000_000 + k * 20_000_000;
+    let msg = StampedTarget {
+        header: Header {
+            stamp_ns: t as i64,
+            frame_id: "base_link".into(),
+        },
+        position,
+        orientation: None,
+    };
+    (t, msg.encode(Endian::Little))
+}
+
+/// A bag of 50 good targets on /target_pose with `edit` applied.
+fn make_bag(path: &Path, storage: Storage, type_name: &str, edit: impl Fn(u64, &mut Vec<u8>)) {
+    let mut w = BagWriter::create(path, storage).unwrap();
+    let id = w.add_topic("/target_pose", type_name).unwrap();
+    let other = w
+        .add_topic("/camera/info", "sensor_msgs/msg/CameraInfo")
+        .unwrap();
+    for k in 0..50 {
+        let (t, mut data) = target(k, [0.2, -0.02 + 0.001 * k as f64, 0.15]);
+        edit(k, &mut data);
+        w.write(id, t, &data).unwrap();
+        w.write(other, t, &[0, 1, 0, 0]).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+fn replay_report(bag: &Path, extra: &[&str]) -> (Output, Option<Value>) {
+    let rep = bag.with_extension("report.json");
+    let _ = std::fs::remove_file(&rep);
+    let mut args = vec![
+        "replay",
+        bag.to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = arm_ik(&args);
+    assert_ne!(o.status.code(), Some(101), "panicked: {}", text(&o));
+    let r = rep.is_file().then(|| report(&rep));
+    (o, r)
+}
+
+#[test]
+fn a_good_bag_passes_in_both_storages() {
+    let dir = temp("good");
+    for storage in [Storage::Mcap, Storage::Sqlite3] {
+        let bag = dir.join(storage.identifier());
+        make_bag(&bag, storage, POINT_STAMPED, |_, _| {});
+        let (o, r) = replay_report(&bag, &[]);
+        assert!(o.status.success(), "{}", text(&o));
+        let r = r.unwrap();
+        assert_eq!(
+            (r["messages"].as_u64(), r["reached"].as_u64()),
+            (Some(50), Some(50))
+        );
+        assert_eq!(r["passed"], true);
+        assert!(r["failures"].as_array().unwrap().is_empty());
+        assert!(String::from_utf8_lossy(&o.stdout).contains("messages/s"));
+    }
+}
+
+#[test]
+fn nan_and_malformed_targets_are_flagged_and_the_rest_replayed() {
+    let dir = temp("nan");
+    let bag = dir.join("bag.mcap");
+    make_bag(&bag, Storage::Mcap, POINT_STAMPED, |k, d| match k {
+        // position.y = NaN (x is at byte 4 + 24 aligned to 8: 32; y at 40)
+        10 => {
+            let n = d.len();
+            d[n - 16..n - 8].copy_from_slice(&f64::NAN.to_le_bytes());
+        }
+        20 => d.truncate(d.len() - 5),
+        _ => {}
+    });
+    let (o, r) = replay_report(&bag, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let r = r.unwrap();
+    assert_eq!(r["messages"], 50);
+    assert_eq!(r["reached"], 48);
+    assert_eq!(r["rejected"], 1);
+    assert_eq!(r["rejected_by_reason"]["not_finite"], 1);
+    assert_eq!(r["malformed"], 1);
+    let f = r["failures"].as_array().unwrap();
+    assert_eq!(f.len(), 2);
+    assert_eq!(
+        (f[0]["index"].as_u64(), f[0]["kind"].as_str()),
+        (Some(10), Some("rejected"))
+    );
+    assert_eq!(
+        (f[1]["index"].as_u64(), f[1]["kind"].as_str()),
+        (Some(20), Some("malformed"))
+    );
+    assert!(
+        f[1]["detail"].as_str().unwrap().contains("ends at byte"),
+        "{f:?}"
+    );
+    // Allowed by threshold: a pass.
+    let (o, _) = replay_report(&bag, &["--max-rejected", "2"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn an_unknown_topic_lists_the_topics_there_are() {
+    let dir = temp("topic");
+    for (name, storage) in [
+        ("folder", Storage::Mcap),
+        ("bare.mcap", Storage::Mcap),
+        ("sq", Storage::Sqlite3),
+    ] {
+        let bag = dir.join(name);
+        make_bag(&bag, storage, POINT_STAMPED, |_, _| {});
+        let (o, _) = replay_report(&bag, &["--topic", "/goal"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("/goal")
+                && e.contains("/target_pose (geometry_msgs/msg/PointStamped)")
+                && e.contains("/camera/info"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_wrong_message_type_is_a_clear_error_or_a_flag() {
+    let dir = temp("type");
+    // Declared up front (metadata.yaml): refused before replaying.
+    let bag = dir.join("folder");
+    make_bag(&bag, Storage::Mcap, "sensor_msgs/msg/Imu", |_, _| {});
+    let (o, _) = replay_report(&bag, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("sensor_msgs/msg/Imu") && e.contains("PoseStamped"),
+        "{e}"
+    );
+    // A bare MCAP only says so per message: each is flagged.
+    let bag = dir.join("bare.mcap");
+    make_bag(&bag, Storage::Mcap, "sensor_msgs/msg/Imu", |_, _| {});
+    let (o, r) = replay_report(&bag, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let r = r.unwrap();
+    assert_eq!(r["wrong_type"], 50);
+    assert_eq!(r["failures"][0]["kind"], "wrong_type");
+}
+
+#[test]
+fn a_truncated_or_corrupt_bag_is_an_error_after_replaying_what_is_readable() {
+    let dir = temp("corrupt");
+    let bag = dir.join("big.mcap");
+    let mut w = BagWriter::create(&bag, Storage::Mcap).unwrap();
+    let id = w.add_topic("/target_pose", POINT_STAMPED).unwrap();
+    for k in 0..20_000 {
+        let (t, data) = target(k, [0.2, 0.0, 0.15]);
+        w.write(id, t, &data).unwrap();
+    }
+    w.finish().unwrap();
+    let bytes = std::fs::read(&bag).unwrap();
+    let cut = dir.join("cut.mcap");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let (o, r) = replay_report(&cut, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r = r.expect("the report is written even when the bag is cut");
+    let n = r["messages"].as_u64().unwrap();
+    assert!(n > 0 && n < 20_000, "{n}");
+    assert!(r["bag_error"].as_str().unwrap().contains("cut.mcap"), "{r}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cut.mcap"));
+
+    // Garbage with the right extension, and a sqlite3 file cut short.
+    let junk = dir.join("junk.db3");
+    std::fs::write(&junk, b"SQLite format 3\0this is not a database at all").unwrap();
+    let sq = dir.join("sq");
+    make_bag(&sq, Storage::Sqlite3, POINT_STAMPED, |_, _| {});
+    let db = sq.join("sq_0.db3");
+    let b = std::fs::read(&db).unwrap();
+    std::fs::write(&db, &b[..b.len() / 2]).unwrap();
+    let mcap_junk = dir.join("junk.mcap");
+    std::fs::write(&mcap_junk, b"\x89MCAP0\r\n garbage").unwrap();
+    for p in [&junk, &sq, &mcap_junk, &dir.join("missing.mcap")] {
+        let (o, _) = replay_report(p, &[]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(p.file_name().unwrap().to_str().unwrap()), "{e}");
+    }
+}
+
+#[test]
+fn an_unreachable_target_fails_the_replay() {
+    let dir = temp("unreachable");
+    let bag = dir.join("bag");
+    let mut w = BagWriter::create(&bag, Storage::Mcap).unwrap();
+    let id = w.add_topic("/target_pose", POSE_STAMPED).unwrap();
+    for k in 0..10u64 {
+        let far = if k == 5 { 3.0 } else { 0.2 };
+        let (t, _) = target(k, [0.0; 3]);
+        let m = StampedTarget {
+            header: Header {
+                stamp_ns: t as i64,
+                frame_id: String::new(),
+            },
+            position: [far, 0.0, 0.15],
+            orientation: Some([0.0, 0.0, 0.0, 1.0]),
+        };
+        w.write(id, t, &m.encode(Endian::Big)).unwrap();
+    }
+    w.finish().unwrap();
+    let junit = dir.join("j.xml");
+    let plot = dir.join("p.svg");
+    let (o, r) = replay_report(
+        &bag,
+        &[
+            "--position-only",
+            "--junit",
+            junit.to_str().unwrap(),
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let r = r.unwrap();
+    assert_eq!(r["unreachable"], 1);
+    assert_eq!(r["failures"][0]["index"], 5);
+    let x = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        x.contains(r#"<testcase classname="arm_ik.replay" name="reachable">"#),
+        "{x}"
+    );
+    assert!(x.contains("message 5 at"), "{x}");
+    assert!(
+        std::fs::read_to_string(&plot)
+            .unwrap()
+            .contains("<polyline")
+    );
+    let (o, _) = replay_report(&bag, &["--position-only", "--max-unreachable", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
