@@ -101,19 +101,25 @@ static void all_off(void) {
     for (uint8_t ch = 0; ch < NCH; ch++) apply_channel(ch, 0);
 }
 
-static void sw_pin(uint8_t slot, uint8_t high) {
+// Timer2 sequencer: segments 0..3 are the software channels' pulses,
+// segment 4 is the rest of the 20 ms frame. At the end of a segment one
+// write per port clears the pin of the pulse that ends and sets the pin of
+// the one that starts, from masks prepared in the previous interrupt, so
+// both edges of a pulse come from the same instruction at the same delay
+// after the compare match and the width is exact to the cycle (unless
+// another interrupt delays one of the two edges).
+static uint8_t t2_slot = NSW;
+static uint16_t t2_remaining, t2_used, t2_next;
+static uint8_t m_clr_b, m_clr_d, m_set_b, m_set_d;
+
+static inline void slot_mask(uint8_t slot, uint8_t *b, uint8_t *d) {
     switch (slot) {
-    case 0: if (high) PORTD |= _BV(PD3); else PORTD &= ~_BV(PD3); break;
-    case 1: if (high) PORTD |= _BV(PD5); else PORTD &= ~_BV(PD5); break;
-    case 2: if (high) PORTD |= _BV(PD6); else PORTD &= ~_BV(PD6); break;
-    default: if (high) PORTB |= _BV(PB3); else PORTB &= ~_BV(PB3); break;
+    case 0: *d |= _BV(PD3); break;
+    case 1: *d |= _BV(PD5); break;
+    case 2: *d |= _BV(PD6); break;
+    default: *b |= _BV(PB3); break;
     }
 }
-
-// Timer2 sequencer: slots 0..3 are the software channels' pulses, slot 4
-// is the rest of the 20 ms frame.
-static uint8_t t2_slot = NSW;
-static uint16_t t2_remaining, t2_used;
 
 static inline void t2_schedule(void) {
     uint16_t c = t2_remaining;
@@ -124,16 +130,22 @@ static inline void t2_schedule(void) {
 
 ISR(TIMER2_COMPA_vect) {
     if (t2_remaining) { t2_schedule(); return; }
-    if (t2_slot < NSW) sw_pin(t2_slot, 0);
+    PORTD = (PORTD & ~m_clr_d) | m_set_d;
+    PORTB = (PORTB & ~m_clr_b) | m_set_b;
     if (++t2_slot > NSW) { t2_slot = 0; t2_used = 0; }
+    m_clr_b = m_clr_d = m_set_b = m_set_d = 0;
     if (t2_slot < NSW) {
-        uint16_t t = sw_ticks[t2_slot];
-        if (t) sw_pin(t2_slot, 1); else t = 200; // idle slot: 100 us gap
+        uint16_t t = t2_next;                 // its pin went high just now
+        if (t) slot_mask(t2_slot, &m_clr_b, &m_clr_d);
+        else t = 200;                         // idle slot: 100 us gap
         t2_remaining = t;
         t2_used += t;
     } else {
         t2_remaining = FRAME_TICKS - t2_used;
     }
+    uint8_t nslot = t2_slot < NSW ? t2_slot + 1 : 0;
+    t2_next = nslot < NSW ? sw_ticks[nslot] : 0;
+    if (t2_next) slot_mask(nslot, &m_set_b, &m_set_d);
     t2_schedule();
 }
 
