@@ -77,13 +77,25 @@ static uint16_t crc16_update(uint16_t crc, uint8_t b) {
 }
 
 // ---- outputs ---------------------------------------------------------------
+// The compare value is written with Timer1's clock stopped for a few cycles
+// (the 20 ms frame gets ~0.5 us longer once; on the chip OCR1x is
+// double-buffered anyway): simavr 1.6 ignores OCR1x writes in PWM mode while
+// the timer runs and takes the value only when the clock is started.
+static void t1_set_ocr(volatile uint16_t *ocr, uint16_t ticks) {
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        TCCR1B = _BV(WGM13) | _BV(WGM12);
+        *ocr = ticks;
+        TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
+    }
+}
+
 static void apply_channel(uint8_t ch, uint16_t us) {
     width_us[ch] = us;
     if (ch == 0) {
-        if (us) { OCR1A = us * 2; TCCR1A |= _BV(COM1A1); }
+        if (us) { t1_set_ocr(&OCR1A, us * 2); TCCR1A |= _BV(COM1A1); }
         else    { TCCR1A &= ~_BV(COM1A1); PORTB &= ~_BV(PB1); }
     } else if (ch == 1) {
-        if (us) { OCR1B = us * 2; TCCR1A |= _BV(COM1B1); }
+        if (us) { t1_set_ocr(&OCR1B, us * 2); TCCR1A |= _BV(COM1B1); }
         else    { TCCR1A &= ~_BV(COM1B1); PORTB &= ~_BV(PB2); }
     } else {
         ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { sw_ticks[ch - 2] = us * 2; }
@@ -155,10 +167,14 @@ static void pwm_init(void) {
     PORTB &= ~(_BV(PB1) | _BV(PB2) | _BV(PB3));
     PORTD &= ~(_BV(PD3) | _BV(PD5) | _BV(PD6));
     // Timer1: fast PWM, TOP = ICR1 (mode 14), clk/8; outputs connected per channel.
+    // TOP is written before the clock is started (simavr computes the
+    // period when TCCR1B is written; on hardware the order is harmless).
+    TCCR1B = 0;
     TCCR1A = _BV(WGM11);
-    TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
     ICR1 = FRAME_TICKS - 1;
+    OCR1A = OCR1B = 3000;
     TCNT1 = 0;
+    TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
     // Timer2: CTC (TOP = OCR2A), clk/8, compare A interrupt. The core's
     // init() set it up for analogWrite on pins 3/11; that is overridden here.
     TCCR2A = _BV(WGM21);

@@ -166,12 +166,14 @@ int main(int argc, char **argv) {
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), on_xon, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), on_xoff, NULL);
 
-    for (int ch = 0; ch < NCH; ch++)
+    /* ch2..ch5 are plain port outputs driven by the firmware's ISR */
+    for (int ch = 2; ch < NCH; ch++)
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(pins[ch].port), pins[ch].bit),
                                 on_pin, (void *)(intptr_t)ch);
-    /* simavr 1.6 reports Timer1's hardware PWM output (OC1A = PB1, OC1B =
-     * PB2) on the timer's compare-output IRQs, not on the port pin IRQ:
-     * listen there too (on_pin ignores repeats of the same level). */
+    /* ch0/ch1 are Timer1's hardware PWM outputs (OC1A = PB1, OC1B = PB2).
+     * simavr 1.6 reports them on the timer's compare-output IRQs only; the
+     * port pin IRQ of PB1/PB2 follows the PORTB register instead (it reads
+     * 0 whenever the firmware writes PORTB), so it is not used for them. */
     for (int comp = 0; comp < 2; comp++)
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_TIMER_GETIRQ('1'), TIMER_IRQ_OUT_COMP + comp),
                                 on_pin, (void *)(intptr_t)comp);
