@@ -442,3 +442,60 @@ fn latency_exit_code_follows_the_limit() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--targets"), "{}", stderr(&out));
 }
+
+#[test]
+fn replay_runs_the_node_as_its_parameter_file_configures_it() {
+    let dir = temp_dir("replay_config");
+    let bag = dir.join("bag");
+    let _ = std::fs::remove_dir_all(&bag);
+    let out = arm_ik(&[
+        "make-bag",
+        "tests/data/scenario.yaml",
+        "--output",
+        bag.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let report = dir.join("report.json");
+    let out = arm_ik(&[
+        "replay",
+        bag.to_str().unwrap(),
+        "--config",
+        "config/arm.yaml",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(r["messages"].as_u64().unwrap() > 0);
+    assert_eq!(r["messages"], r["reached"]);
+
+    // A parameter the node does not have is an error naming file and name.
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "ik_node:\n  ros__parameters:\n    rate: 50.0\n").unwrap();
+    let out = arm_ik(&[
+        "replay",
+        bag.to_str().unwrap(),
+        "--config",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("bad.yaml") && e.contains("rate"), "{e}");
+
+    // The file's solver settings cannot be silently overridden.
+    let out = arm_ik(&[
+        "replay",
+        bag.to_str().unwrap(),
+        "--config",
+        "config/arm.yaml",
+        "--solver",
+        "ccd",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "clap usage error");
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -5,7 +5,7 @@ use super::robot::{NodeArgs, RobotArgs};
 use super::solver_args::SolverArgs;
 use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
 use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
-use arm_ik::node::JointState;
+use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
 use std::io::{IsTerminal, Write};
@@ -17,6 +17,16 @@ use std::time::{Duration, Instant};
 pub struct Args {
     /// The bag: a rosbag2 folder (metadata.yaml + .mcap or .db3) or a .mcap/.db3 file.
     bag: PathBuf,
+    /// The node's ROS 2 parameter file (e.g. config/arm.yaml, the one the
+    /// launch files give ik_node): solver, tolerances, rate and motion
+    /// limits, links and URDF as the live node uses them. Instead of the
+    /// solver and motion options below; --urdf/--base/--tip still override.
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "solver", "pos_tol", "rot_tol", "budget_ms", "max_iterations", "greediness", "incremental",
+        "reset", "bend", "pitch", "locks", "clamps", "rate", "max_velocity", "max_acceleration",
+        "max_best_effort_error",
+    ])]
+    config: Option<PathBuf>,
     #[command(flatten)]
     robot: RobotArgs,
     /// The target topic (geometry_msgs/msg/PoseStamped or PointStamped).
@@ -99,8 +109,16 @@ impl TickSink for Sink {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = a.robot.chain()?;
-    let core = a.node.core(&chain, &a.solver)?;
+    let core = match &a.config {
+        Some(file) => {
+            let params = NodeParams::from_ros_yaml_file(file)?;
+            let chain = a.robot.chain_for(&params, file)?;
+            let (solver, common) = params.solver_config()?;
+            let config = params.node_config(&chain)?;
+            NodeCore::with_virtual_servos(&chain, solver, common, config)?
+        }
+        None => a.node.core(&a.robot.chain()?, &a.solver)?,
+    };
     if !(a.max_position_error.is_finite() && a.max_position_error >= 0.0) {
         anyhow::bail!(
             "--max-position-error {} must be 0 or more",

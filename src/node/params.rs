@@ -22,7 +22,8 @@ use std::time::Duration;
 ///
 /// Doubles must be given as doubles (`-p rate_hz:=50.0`, not `50`): ROS
 /// parameters are typed and r2r refuses an integer for a double.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[cfg_attr(feature = "ros2", derive(r2r::RosParams))]
 pub struct NodeParams {
     /// URDF file to load; empty: use robot_description (parameter, else topic).
@@ -91,6 +92,81 @@ impl Default for NodeParams {
             port: "/dev/ttyUSB0".into(),
             protocol: "pwm_bridge".into(),
         }
+    }
+}
+
+/// Why a ROS 2 parameter file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamFileError {
+    #[error("{source_name}: cannot read the parameter file: {detail}")]
+    Unreadable { source_name: String, detail: String },
+    #[error("{source_name}: not YAML: {detail}")]
+    NotYaml { source_name: String, detail: String },
+    #[error("{source_name}: no `ik_node: ros__parameters:` (or `/**: ros__parameters:`) section; top-level keys: {}", .found.join(", "))]
+    NoSection {
+        source_name: String,
+        found: Vec<String>,
+    },
+    #[error("{source_name}: ik_node parameters: {detail}")]
+    Parameter { source_name: String, detail: String },
+}
+
+impl NodeParams {
+    /// Reads the node's section of a ROS 2 parameter file (`ik_node:` or
+    /// `/**:`, then `ros__parameters:`), as the launch files pass it, on top
+    /// of the defaults. Lets `replay` run the node exactly as configured
+    /// for the live robot, without ROS. Unknown names and wrong types are
+    /// errors, as ROS would refuse them.
+    pub fn from_ros_yaml(text: &str, source_name: &str) -> Result<NodeParams, ParamFileError> {
+        let src = || source_name.to_owned();
+        let doc: serde_norway::Value =
+            serde_norway::from_str(text).map_err(|e| ParamFileError::NotYaml {
+                source_name: src(),
+                detail: e.to_string(),
+            })?;
+        let keys: Vec<String> = doc
+            .as_mapping()
+            .map(|m| {
+                m.keys()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let section = ["ik_node", "/ik_node", "/**"]
+            .iter()
+            .find_map(|name| doc.get(*name).and_then(|n| n.get("ros__parameters")))
+            .ok_or_else(|| ParamFileError::NoSection {
+                source_name: src(),
+                found: keys,
+            })?;
+        // One entry at a time first, so a wrong type names its parameter.
+        if let Some(map) = section.as_mapping() {
+            for (k, v) in map {
+                let mut one = serde_norway::Mapping::new();
+                one.insert(k.clone(), v.clone());
+                if let Err(e) =
+                    serde_norway::from_value::<NodeParams>(serde_norway::Value::Mapping(one))
+                {
+                    return Err(ParamFileError::Parameter {
+                        source_name: src(),
+                        detail: format!("{}: {e}", k.as_str().unwrap_or("?")),
+                    });
+                }
+            }
+        }
+        serde_norway::from_value(section.clone()).map_err(|e| ParamFileError::Parameter {
+            source_name: src(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// [`NodeParams::from_ros_yaml`] on a file.
+    pub fn from_ros_yaml_file(path: &std::path::Path) -> Result<NodeParams, ParamFileError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ParamFileError::Unreadable {
+            source_name: path.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        NodeParams::from_ros_yaml(&text, &path.display().to_string())
     }
 }
 
@@ -473,5 +549,45 @@ mod tests {
         assert_eq!(c.max_velocity, vec![0.5; chain.dof()]);
         assert_eq!(c.velocity_cap, 0.5);
         assert_eq!(c.rate_hz, 100.0);
+    }
+
+    #[test]
+    fn the_project_parameter_files_read_as_the_node_reads_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let p = NodeParams::from_ros_yaml_file(&root.join("config/arm.yaml")).unwrap();
+        assert_eq!(
+            (p.base_link.as_str(), p.tip_link.as_str()),
+            ("base_link", "tool")
+        );
+        assert_eq!(p.max_velocity, 1.5);
+        assert_eq!(p.max_acceleration, 6.0);
+        assert_eq!(p.position_tolerance, 1e-4);
+        // Unset parameters keep the defaults.
+        assert_eq!(p.port, NodeParams::default().port);
+        let so101 = NodeParams::from_ros_yaml_file(&root.join("config/so101.yaml")).unwrap();
+        assert_eq!(so101.tip_link, "gripper_frame_link");
+    }
+
+    #[test]
+    fn parameter_file_errors_name_the_file_and_the_parameter() {
+        let e =
+            NodeParams::from_ros_yaml("ik_node:\n  ros__parameters:\n    rate: 50.0\n", "p.yaml")
+                .unwrap_err();
+        assert!(
+            e.to_string().starts_with("p.yaml") && e.to_string().contains("rate"),
+            "{e}"
+        );
+        let e = NodeParams::from_ros_yaml(
+            "ik_node:\n  ros__parameters:\n    rate_hz: fast\n",
+            "p.yaml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("rate_hz"), "{e}");
+        let e = NodeParams::from_ros_yaml("other_node:\n  ros__parameters: {}\n", "p.yaml")
+            .unwrap_err();
+        assert!(e.to_string().contains("other_node"), "{e}");
+        let p = NodeParams::from_ros_yaml("/**:\n  ros__parameters:\n    solver: ccd\n", "p.yaml")
+            .unwrap();
+        assert_eq!(p.solver, "ccd");
     }
 }
