@@ -10,3 +10,4 @@ pub mod model;
 pub mod node;
 #[cfg(feature = "ros2")]
 pub mod ros;
+pub mod servo;
