@@ -4,4 +4,5 @@
 //! Both are pure (no serial I/O), so they are tested exhaustively here and
 //! the drivers behind [`crate::node::ServoOutput`] only move bytes.
 
+pub mod calibration;
 pub mod feetech;
