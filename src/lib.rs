@@ -12,3 +12,4 @@ pub mod node;
 pub mod replay;
 #[cfg(feature = "ros2")]
 pub mod ros;
+pub mod servo;

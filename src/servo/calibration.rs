@@ -1,0 +1,565 @@
+//! Per-joint servo calibration: which servo drives which joint, and how a
+//! joint angle becomes a servo command (PWM pulse in µs, or bus-servo
+//! position ticks).
+//!
+//! The file is JSON (`config/servos.example.json`). The node's
+//! `servo_config` parameter was sketched as YAML, but the crate has no YAML
+//! parser and none of the other branches adds one; `serde_yaml` is
+//! unmaintained and its forks are young, so a dependency for six numbers
+//! per joint is not worth it. JSON is also valid YAML 1.2, so a YAML tool
+//! reads these files unchanged.
+//!
+//! Mapping, in this order: angle → clamp to the joint limits → `zero +
+//! direction · scale · angle` → clamp to the command range → round to an
+//! integer. A NaN angle is rejected with [`MapError::NotANumber`] (the
+//! driver then keeps the joint's last command, see
+//! [`Calibration::commands`]); ±∞ and huge angles clamp like any other
+//! out-of-range angle. Whatever the input, a command outside the range the
+//! file declares can never be produced.
+
+use crate::model::Chain;
+use serde::Deserialize;
+use std::path::Path;
+use thiserror::Error;
+
+/// What kind of servo output the file describes: it decides what `output`
+/// means and which command range the hardware can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputKind {
+    /// Hobby PWM servos: `output` is the controller channel, commands are
+    /// pulse widths in µs.
+    Pwm,
+    /// Feetech STS/SCS bus servos: `output` is the servo ID, commands are
+    /// position ticks.
+    Feetech,
+}
+
+impl OutputKind {
+    /// Commands the hardware can do at all. PWM: 400..=2600 µs, beyond the
+    /// 500-2500 µs many servos accept, so no real servo is excluded but a
+    /// typo in ms or ns is. Feetech: the 12-bit position of an STS3215.
+    pub fn device_range(self) -> (i32, i32) {
+        match self {
+            OutputKind::Pwm => (400, 2600),
+            OutputKind::Feetech => (0, 4095),
+        }
+    }
+
+    /// Largest output number: 32 channels (the largest common PWM
+    /// controller, SSC-32), or the highest Feetech servo ID.
+    pub fn max_output(self) -> u16 {
+        match self {
+            OutputKind::Pwm => 31,
+            OutputKind::Feetech => u16::from(super::feetech::MAX_ID),
+        }
+    }
+
+    /// Default `scale` when the file gives none: 4096 ticks per turn for
+    /// Feetech; none for PWM, where every servo differs.
+    pub fn default_scale(self) -> Option<f64> {
+        match self {
+            OutputKind::Pwm => None,
+            OutputKind::Feetech => {
+                Some(f64::from(super::feetech::TICKS_PER_REV) / std::f64::consts::TAU)
+            }
+        }
+    }
+}
+
+/// The calibration file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationFile {
+    pub kind: OutputKind,
+    pub joints: Vec<JointEntry>,
+}
+
+/// One joint as written in the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointEntry {
+    /// Joint name in the URDF.
+    pub joint: String,
+    /// PWM channel or bus-servo ID.
+    pub output: u16,
+    /// +1 when the command grows with the joint angle, -1 otherwise.
+    pub direction: f64,
+    /// Command (µs or ticks) at joint angle 0.
+    pub zero: f64,
+    /// Command units per radian (or per metre for a prismatic joint).
+    #[serde(default)]
+    pub scale: Option<f64>,
+    /// Commands the servo may be sent, `[min, max]`: the mechanical end
+    /// stops of this joint, inside the device range.
+    pub range: [i32; 2],
+    /// Highest joint speed to command (rad/s or m/s).
+    pub speed_limit: f64,
+}
+
+/// Why a calibration cannot be used with a chain. Found at start-up, so
+/// the arm never moves on a wrong file.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CalibrationError {
+    #[error("cannot read {path}: {message}")]
+    Read { path: String, message: String },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("joint '{joint}' of the chain has no servo output in the calibration")]
+    MissingJoint { joint: String },
+    #[error("calibration names joint '{joint}', which is not a moving joint of the chain")]
+    UnknownJoint { joint: String },
+    #[error("joint '{joint}' appears twice in the calibration")]
+    DuplicateJoint { joint: String },
+    #[error("joints '{first}' and '{second}' are both on output {output}")]
+    SharedOutput {
+        output: u16,
+        first: String,
+        second: String,
+    },
+    #[error("joint '{joint}': output {output} is above the highest, {max}")]
+    OutputRange {
+        joint: String,
+        output: u16,
+        max: u16,
+    },
+    #[error("joint '{joint}': {field} is {value}, not a finite number")]
+    NotFinite {
+        joint: String,
+        field: &'static str,
+        value: f64,
+    },
+    #[error("joint '{joint}': direction must be 1 or -1, not {value}")]
+    Direction { joint: String, value: f64 },
+    #[error("joint '{joint}': {field} must be positive, not {value}")]
+    NotPositive {
+        joint: String,
+        field: &'static str,
+        value: f64,
+    },
+    #[error("joint '{joint}': scale is required for {kind:?} servos (command units per radian)")]
+    MissingScale { joint: String, kind: OutputKind },
+    #[error(
+        "joint '{joint}': range [{min}, {max}] is not inside what the servo can do, [{device_min}, {device_max}], or is empty"
+    )]
+    Range {
+        joint: String,
+        min: i32,
+        max: i32,
+        device_min: i32,
+        device_max: i32,
+    },
+}
+
+/// Why one angle gave no command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum MapError {
+    #[error("joint {index}: angle is NaN; no command")]
+    NotANumber { index: usize },
+}
+
+/// One joint's checked mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointMap {
+    pub joint: String,
+    pub output: u16,
+    pub direction: f64,
+    pub zero: f64,
+    pub scale: f64,
+    pub min: i32,
+    pub max: i32,
+    pub speed_limit: f64,
+    /// The chain's joint limits, applied before mapping.
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl JointMap {
+    /// The command for `angle`; `None` only for NaN. ±∞ and angles beyond
+    /// the limits clamp.
+    pub fn command(&self, angle: f64) -> Option<i32> {
+        if angle.is_nan() {
+            return None;
+        }
+        let q = angle.clamp(self.lower, self.upper);
+        let raw = self.zero + self.direction * self.scale * q;
+        // raw is NaN only for ∞ · 0 (scale is positive, so never); f64::clamp
+        // would pass NaN through, so map it to the lower end explicitly.
+        let c = if raw.is_nan() {
+            f64::from(self.min)
+        } else {
+            raw.clamp(f64::from(self.min), f64::from(self.max))
+        };
+        // Inside [min, max] (integers), so rounding stays inside and the
+        // cast is exact.
+        Some(c.round() as i32)
+    }
+
+    /// The joint angle for a command, e.g. a bus servo's present position.
+    /// Not clamped: feedback shows where the joint really is.
+    pub fn angle(&self, command: i32) -> f64 {
+        (f64::from(command) - self.zero) / (self.direction * self.scale)
+    }
+
+    /// [`speed_limit`](Self::speed_limit) in command units per second.
+    pub fn speed_command(&self) -> f64 {
+        self.speed_limit * self.scale
+    }
+}
+
+/// A calibration checked against a chain: one [`JointMap`] per moving
+/// joint, in chain order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    pub kind: OutputKind,
+    pub joints: Vec<JointMap>,
+}
+
+impl Calibration {
+    /// Reads and checks a calibration file.
+    pub fn load(path: impl AsRef<Path>, chain: &Chain) -> Result<Calibration, CalibrationError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| CalibrationError::Read {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::from_json(&text, &path.display().to_string(), chain)
+    }
+
+    /// Parses and checks calibration JSON; `source` names it in errors.
+    pub fn from_json(
+        text: &str,
+        source: &str,
+        chain: &Chain,
+    ) -> Result<Calibration, CalibrationError> {
+        let file: CalibrationFile =
+            serde_json::from_str(text).map_err(|e| CalibrationError::Parse {
+                path: source.to_string(),
+                message: e.to_string(),
+            })?;
+        Self::check(&file, chain)
+    }
+
+    /// Checks a parsed file against `chain`: every joint has exactly one
+    /// entry, no entry for anything else, no output used twice, every
+    /// number finite and sensible, every range inside the device range.
+    pub fn check(file: &CalibrationFile, chain: &Chain) -> Result<Calibration, CalibrationError> {
+        let kind = file.kind;
+        let (device_min, device_max) = kind.device_range();
+        for (k, e) in file.joints.iter().enumerate() {
+            let joint = || e.joint.clone();
+            if !chain.joints.iter().any(|j| j.name == e.joint) {
+                return Err(CalibrationError::UnknownJoint { joint: joint() });
+            }
+            if file.joints[..k].iter().any(|o| o.joint == e.joint) {
+                return Err(CalibrationError::DuplicateJoint { joint: joint() });
+            }
+            if let Some(o) = file.joints[..k].iter().find(|o| o.output == e.output) {
+                return Err(CalibrationError::SharedOutput {
+                    output: e.output,
+                    first: o.joint.clone(),
+                    second: joint(),
+                });
+            }
+            if e.output > kind.max_output() {
+                return Err(CalibrationError::OutputRange {
+                    joint: joint(),
+                    output: e.output,
+                    max: kind.max_output(),
+                });
+            }
+            let numbers = [
+                ("direction", Some(e.direction)),
+                ("zero", Some(e.zero)),
+                ("scale", e.scale),
+                ("speed_limit", Some(e.speed_limit)),
+            ];
+            for (field, value) in numbers {
+                if let Some(value) = value.filter(|v| !v.is_finite()) {
+                    return Err(CalibrationError::NotFinite {
+                        joint: joint(),
+                        field,
+                        value,
+                    });
+                }
+            }
+            if e.direction != 1.0 && e.direction != -1.0 {
+                return Err(CalibrationError::Direction {
+                    joint: joint(),
+                    value: e.direction,
+                });
+            }
+            let scale = e
+                .scale
+                .or(kind.default_scale())
+                .ok_or(CalibrationError::MissingScale {
+                    joint: joint(),
+                    kind,
+                })?;
+            for (field, value) in [("scale", scale), ("speed_limit", e.speed_limit)] {
+                if value <= 0.0 {
+                    return Err(CalibrationError::NotPositive {
+                        joint: joint(),
+                        field,
+                        value,
+                    });
+                }
+            }
+            let [min, max] = e.range;
+            if min >= max || min < device_min || max > device_max {
+                return Err(CalibrationError::Range {
+                    joint: joint(),
+                    min,
+                    max,
+                    device_min,
+                    device_max,
+                });
+            }
+        }
+        let joints = chain
+            .joints
+            .iter()
+            .map(|j| {
+                let e = file
+                    .joints
+                    .iter()
+                    .find(|e| e.joint == j.name)
+                    .ok_or_else(|| CalibrationError::MissingJoint {
+                        joint: j.name.clone(),
+                    })?;
+                Ok(JointMap {
+                    joint: j.name.clone(),
+                    output: e.output,
+                    direction: e.direction,
+                    zero: e.zero,
+                    scale: e.scale.or(kind.default_scale()).unwrap_or(1.0),
+                    min: e.range[0],
+                    max: e.range[1],
+                    speed_limit: e.speed_limit,
+                    lower: j.limits.lower,
+                    upper: j.limits.upper,
+                })
+            })
+            .collect::<Result<Vec<_>, CalibrationError>>()?;
+        Ok(Calibration { kind, joints })
+    }
+
+    /// Commands for `angles` (chain order) written into `last`, which holds
+    /// the previous commands: a NaN angle leaves its joint's command as it
+    /// was, so one bad value never moves a servo, and is reported. Extra
+    /// angles or commands beyond the chain are ignored.
+    pub fn commands(&self, angles: &[f64], last: &mut [i32]) -> Result<(), MapError> {
+        let mut first_nan = None;
+        for (index, ((map, &a), c)) in self.joints.iter().zip(angles).zip(last).enumerate() {
+            match map.command(a) {
+                Some(v) => *c = v,
+                None => {
+                    first_nan.get_or_insert(index);
+                }
+            }
+        }
+        match first_nan {
+            Some(index) => Err(MapError::NotANumber { index }),
+            None => Ok(()),
+        }
+    }
+
+    /// Joint angles for commands (chain order), e.g. present positions.
+    pub fn angles(&self, commands: &[i32]) -> Vec<f64> {
+        self.joints
+            .iter()
+            .zip(commands)
+            .map(|(m, &c)| m.angle(c))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn chain() -> Chain {
+        let urdf = concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf");
+        Chain::from_urdf_file(urdf, None, None).unwrap()
+    }
+
+    fn example() -> String {
+        std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/servos.example.json"
+        ))
+        .unwrap()
+    }
+
+    fn file() -> CalibrationFile {
+        serde_json::from_str(&example()).unwrap()
+    }
+
+    fn checked() -> Calibration {
+        Calibration::check(&file(), &chain()).unwrap()
+    }
+
+    #[test]
+    fn example_file_matches_the_project_arm() {
+        let c = Calibration::load(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos.example.json"),
+            &chain(),
+        )
+        .unwrap();
+        assert_eq!(c.kind, OutputKind::Feetech);
+        assert_eq!(c.joints.len(), 5);
+        // STS3215 default scale: 4096 ticks per turn.
+        assert!((c.joints[0].scale - 4096.0 / std::f64::consts::TAU).abs() < 1e-9);
+        assert_eq!(c.joints[0].command(0.0), Some(2048));
+    }
+
+    fn check_err(edit: impl FnOnce(&mut CalibrationFile)) -> CalibrationError {
+        let mut f = file();
+        edit(&mut f);
+        Calibration::check(&f, &chain()).unwrap_err()
+    }
+
+    #[test]
+    fn start_up_checks_name_the_problem() {
+        assert_eq!(
+            check_err(|f| {
+                f.joints.pop();
+            }),
+            CalibrationError::MissingJoint {
+                joint: "wrist_roll".into()
+            }
+        );
+        assert!(matches!(
+            check_err(|f| f.joints[1].output = f.joints[0].output),
+            CalibrationError::SharedOutput { ref first, ref second, .. }
+                if first == "base_yaw" && second == "shoulder"
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[2].range = [0, 4096]),
+            CalibrationError::Range { max: 4096, .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[2].range = [3000, 3000]),
+            CalibrationError::Range { .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[3].zero = f64::NAN),
+            CalibrationError::NotFinite { field: "zero", .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[3].scale = Some(f64::INFINITY)),
+            CalibrationError::NotFinite { field: "scale", .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[0].direction = 0.5),
+            CalibrationError::Direction { .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[0].speed_limit = 0.0),
+            CalibrationError::NotPositive {
+                field: "speed_limit",
+                ..
+            }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[0].joint = "elbw".into()),
+            CalibrationError::UnknownJoint { .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints.push(f.joints[0].clone())),
+            CalibrationError::DuplicateJoint { .. }
+        ));
+        assert!(matches!(
+            check_err(|f| f.joints[0].output = 253),
+            CalibrationError::OutputRange { .. }
+        ));
+        // PWM: µs outside 400..=2600, and no default scale.
+        assert!(matches!(
+            check_err(|f| {
+                f.kind = OutputKind::Pwm;
+                for (k, j) in f.joints.iter_mut().enumerate() {
+                    (j.output, j.zero, j.scale, j.range) =
+                        (k as u16, 1500.0, Some(600.0), [500, 2500]);
+                }
+                f.joints[4].range = [300, 2500];
+            }),
+            CalibrationError::Range {
+                min: 300,
+                device_min: 400,
+                ..
+            }
+        ));
+        assert!(matches!(
+            check_err(|f| f.kind = OutputKind::Pwm),
+            CalibrationError::MissingScale { .. }
+        ));
+        // Unknown fields are typos, not ignored.
+        let typo = example().replacen("\"speed_limit\"", "\"speed_limt\"", 1);
+        assert!(matches!(
+            Calibration::from_json(&typo, "typo.json", &chain()),
+            Err(CalibrationError::Parse { .. })
+        ));
+    }
+
+    #[test]
+    fn mapping_clamps_and_follows_direction() {
+        let c = checked();
+        let m = &c.joints[0];
+        let step = m.direction * m.scale;
+        // Beyond the joint limit (±π/2): same command as at the limit.
+        assert_eq!(m.command(3.0), m.command(m.upper));
+        assert_eq!(m.command(f64::NEG_INFINITY), m.command(m.lower));
+        assert_eq!(m.command(0.1), Some((m.zero + step * 0.1).round() as i32));
+        assert_eq!(m.command(f64::NAN), None);
+        let mut last = vec![7; 5];
+        let err = c.commands(&[0.0, f64::NAN, 0.0, 0.0, 0.0], &mut last);
+        assert_eq!(err, Err(MapError::NotANumber { index: 1 }));
+        assert_eq!(last[1], 7, "NaN keeps the last command");
+        assert_eq!(last[0], m.command(0.0).unwrap());
+    }
+
+    #[test]
+    fn range_clamps_inside_joint_limits() {
+        let mut c = checked();
+        let m = &mut c.joints[2];
+        m.min = 2000;
+        m.max = 2100;
+        assert_eq!(
+            m.command(1.0),
+            Some(if m.direction > 0.0 { 2100 } else { 2000 })
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_angle_gives_a_command_in_range_or_none_for_nan(
+            a in prop_oneof![any::<f64>(), Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY), -10.0..10.0f64],
+            joint in 0usize..5,
+            unbounded in any::<bool>(),
+        ) {
+            let mut c = checked();
+            let m = &mut c.joints[joint];
+            if unbounded {
+                // A continuous joint: no limits before the range clamp.
+                (m.lower, m.upper) = (f64::NEG_INFINITY, f64::INFINITY);
+            }
+            match m.command(a) {
+                Some(v) => prop_assert!((m.min..=m.max).contains(&v), "{v}"),
+                None => prop_assert!(a.is_nan()),
+            }
+        }
+
+        #[test]
+        fn round_trip_within_one_tick(t in 0.0..1.0f64, joint in 0usize..5) {
+            let c = checked();
+            let m = &c.joints[joint];
+            let a = m.lower + t * (m.upper - m.lower);
+            let ticks = m.command(a).unwrap();
+            let raw = m.zero + m.direction * m.scale * a;
+            prop_assume!(raw >= f64::from(m.min) && raw <= f64::from(m.max));
+            let back = m.angle(ticks);
+            prop_assert!((back - a).abs() * m.scale <= 1.0, "{a} -> {ticks} -> {back}");
+        }
+    }
+}

@@ -1,0 +1,786 @@
+//! Feetech SCS/STS bus-servo protocol (the STS3215 of the SO-100/SO-101
+//! arms) as plain functions over byte buffers.
+//!
+//! No I/O here on purpose: the encoders and the status decoder are pure, so
+//! they are tested byte for byte against the vendor SDK
+//! (`tests/feetech_sdk.rs`) and against arbitrary input (the decoder must
+//! never panic on whatever a noisy half-duplex bus delivers), and the serial
+//! driver on top only moves bytes.
+//!
+//! Instruction packet: `FF FF ID LEN INST P1..Pn CHK` with `LEN = n + 2` and
+//! `CHK = !(ID + LEN + INST + ΣP) & 0xFF`; status packet: `FF FF ID LEN ERR
+//! P.. CHK`. Two-byte register values are little-endian on STS servos and
+//! big-endian on SCS servos ([`Endian`]).
+
+use thiserror::Error;
+
+/// The two header bytes every packet starts with.
+pub const HEADER: [u8; 2] = [0xFF, 0xFF];
+/// Broadcast ID: every servo executes the instruction and none replies
+/// (except to PING, which each servo answers in ID order).
+pub const BROADCAST_ID: u8 = 0xFE;
+/// Highest ID a servo can have.
+pub const MAX_ID: u8 = 0xFC;
+/// Largest instruction packet, header to checksum. The vendor SDK refuses
+/// to send anything longer (its `TXPACKET_MAX_LEN`), so a longer packet has
+/// never been exercised against real servo firmware: we refuse it too.
+pub const MAX_PACKET_LEN: usize = 250;
+/// Largest `LEN` byte accepted in a status packet by default (the vendor
+/// SDK's `RXPACKET_MAX_LEN`); see [`StatusReader::with_max_len`].
+pub const MAX_STATUS_LEN: u8 = 250;
+
+/// Instruction codes.
+pub mod inst {
+    pub const PING: u8 = 0x01;
+    pub const READ: u8 = 0x02;
+    pub const WRITE: u8 = 0x03;
+    /// Write that takes effect at the next [`ACTION`].
+    pub const REG_WRITE: u8 = 0x04;
+    pub const ACTION: u8 = 0x05;
+    pub const SYNC_READ: u8 = 0x82;
+    pub const SYNC_WRITE: u8 = 0x83;
+}
+
+/// Register addresses of the STS memory table (SCS servos share the ones
+/// used here). Two-byte registers are in the servo's [`Endian`] order.
+pub mod reg {
+    /// Model number, 2 bytes (777 = STS3215).
+    pub const MODEL_NUMBER: u8 = 3;
+    pub const ID: u8 = 5;
+    /// Baud rate code (0 = 1 Mbaud).
+    pub const BAUD_RATE: u8 = 6;
+    pub const MIN_POSITION_LIMIT: u8 = 9;
+    pub const MAX_POSITION_LIMIT: u8 = 11;
+    /// Homing offset, 2 bytes, sign bit 11.
+    pub const HOMING_OFFSET: u8 = 31;
+    pub const OPERATING_MODE: u8 = 33;
+    /// 1 = torque on, 0 = off; 128 makes the current position read 2048.
+    pub const TORQUE_ENABLE: u8 = 40;
+    pub const ACCELERATION: u8 = 41;
+    pub const GOAL_POSITION: u8 = 42;
+    pub const GOAL_TIME: u8 = 44;
+    /// Goal speed, 2 bytes, sign bit 15.
+    pub const GOAL_SPEED: u8 = 46;
+    pub const TORQUE_LIMIT: u8 = 48;
+    pub const LOCK: u8 = 55;
+    pub const PRESENT_POSITION: u8 = 56;
+    pub const PRESENT_SPEED: u8 = 58;
+    pub const PRESENT_LOAD: u8 = 60;
+    /// Supply voltage, 1 byte, 0.1 V units.
+    pub const PRESENT_VOLTAGE: u8 = 62;
+    pub const PRESENT_TEMPERATURE: u8 = 63;
+    pub const MOVING: u8 = 66;
+    pub const PRESENT_CURRENT: u8 = 69;
+}
+
+/// Position units per revolution of an STS3215.
+pub const TICKS_PER_REV: u32 = 4096;
+
+/// Byte order of two-byte register values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    /// STS series (the vendor SDK's `PacketHandler(0)`).
+    Little,
+    /// SCS series (the vendor SDK's `PacketHandler(1)`).
+    Big,
+}
+
+impl Endian {
+    /// The two bytes of `v` in this order.
+    pub fn word(self, v: u16) -> [u8; 2] {
+        match self {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        }
+    }
+
+    /// The value of two bytes in this order.
+    pub fn read_word(self, b: [u8; 2]) -> u16 {
+        match self {
+            Endian::Little => u16::from_le_bytes(b),
+            Endian::Big => u16::from_be_bytes(b),
+        }
+    }
+}
+
+/// Servo families that differ on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// STS (STS3215 and kin): little-endian values.
+    Sts,
+    /// SCS (SCS0009, SCS15, ...): big-endian values.
+    Scs,
+}
+
+impl Model {
+    pub fn endian(self) -> Endian {
+        match self {
+            Model::Sts => Endian::Little,
+            Model::Scs => Endian::Big,
+        }
+    }
+}
+
+/// Sign-magnitude registers (goal speed: bit 15, homing offset: bit 11)
+/// as a signed value: the servos do not use two's complement.
+pub fn from_sign_magnitude(raw: u16, sign_bit: u8) -> i32 {
+    let bit = 1u32 << sign_bit.min(15);
+    let raw = u32::from(raw);
+    if raw & bit != 0 {
+        -((raw & !bit) as i32)
+    } else {
+        raw as i32
+    }
+}
+
+/// A signed value in sign-magnitude form, the magnitude saturated to the
+/// bits below `sign_bit` so that a large value cannot flip the sign.
+pub fn to_sign_magnitude(v: i32, sign_bit: u8) -> u16 {
+    let sign_bit = sign_bit.min(15);
+    let max = (1u32 << sign_bit) - 1;
+    let mag = v.unsigned_abs().min(max);
+    let raw = if v < 0 { mag | (1 << sign_bit) } else { mag };
+    raw as u16
+}
+
+/// Why an instruction packet could not be built. Nothing is sent then.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EncodeError {
+    #[error("servo id {id} is out of range (0..={MAX_ID}, or {BROADCAST_ID} to broadcast)")]
+    BadId { id: u8 },
+    #[error("{instruction} cannot be broadcast: it needs a reply from one servo")]
+    Broadcast { instruction: &'static str },
+    #[error("packet of {len} bytes is longer than {MAX_PACKET_LEN}")]
+    TooLong { len: usize },
+    #[error("{instruction} needs at least one data byte")]
+    NoData { instruction: &'static str },
+    #[error("{instruction} needs at least one servo")]
+    NoServos { instruction: &'static str },
+    #[error("servo id {id} appears twice in one {instruction}")]
+    DuplicateId { instruction: &'static str, id: u8 },
+    #[error("servo id {id} has {got} data bytes in a sync write of {expected}-byte blocks")]
+    BlockLength { id: u8, expected: usize, got: usize },
+    #[error("register block from address {addr} with {len} bytes runs past address 255")]
+    AddressRange { addr: u8, len: usize },
+}
+
+/// The checksum of the bytes between the header and the checksum.
+pub fn checksum(body: &[u8]) -> u8 {
+    !body.iter().fold(0u8, |s, &b| s.wrapping_add(b))
+}
+
+fn check_id(id: u8, broadcast_ok: bool, instruction: &'static str) -> Result<(), EncodeError> {
+    match id {
+        BROADCAST_ID if broadcast_ok => Ok(()),
+        BROADCAST_ID => Err(EncodeError::Broadcast { instruction }),
+        id if id > MAX_ID => Err(EncodeError::BadId { id }),
+        _ => Ok(()),
+    }
+}
+
+fn check_block(addr: u8, len: usize) -> Result<(), EncodeError> {
+    if usize::from(addr) + len > 256 {
+        Err(EncodeError::AddressRange { addr, len })
+    } else {
+        Ok(())
+    }
+}
+
+/// Appends the instruction packet `inst` for `id` with parameters made of
+/// the concatenated `parts` to `out`. On error `out` is left unchanged.
+fn packet_into(out: &mut Vec<u8>, id: u8, inst: u8, parts: &[&[u8]]) -> Result<(), EncodeError> {
+    let n: usize = parts.iter().map(|p| p.len()).sum();
+    let total = n + 6;
+    if total > MAX_PACKET_LEN {
+        return Err(EncodeError::TooLong { len: total });
+    }
+    let start = out.len();
+    out.reserve(total);
+    out.extend_from_slice(&HEADER);
+    out.extend_from_slice(&[id, (n + 2) as u8, inst]);
+    for p in parts {
+        out.extend_from_slice(p);
+    }
+    let chk = checksum(&out[start + 2..]);
+    out.push(chk);
+    Ok(())
+}
+
+fn packet(id: u8, inst: u8, parts: &[&[u8]]) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::new();
+    packet_into(&mut out, id, inst, parts)?;
+    Ok(out)
+}
+
+/// PING `id`; broadcast is allowed (every servo answers, in ID order).
+pub fn ping(id: u8) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, true, "PING")?;
+    packet(id, inst::PING, &[])
+}
+
+/// READ `len` bytes from register `addr` of servo `id`.
+pub fn read(id: u8, addr: u8, len: u8) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, false, "READ")?;
+    if len == 0 {
+        return Err(EncodeError::NoData {
+            instruction: "READ",
+        });
+    }
+    check_block(addr, len.into())?;
+    packet(id, inst::READ, &[&[addr, len]])
+}
+
+/// WRITE `data` to the registers from `addr` of servo `id` (broadcast
+/// allowed: then no servo replies).
+pub fn write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, true, "WRITE")?;
+    if data.is_empty() {
+        return Err(EncodeError::NoData {
+            instruction: "WRITE",
+        });
+    }
+    check_block(addr, data.len())?;
+    packet(id, inst::WRITE, &[&[addr], data])
+}
+
+/// REG_WRITE: like [`write`], but the servo holds the values until
+/// [`action`], so several servos can start together.
+pub fn reg_write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, true, "REG_WRITE")?;
+    if data.is_empty() {
+        return Err(EncodeError::NoData {
+            instruction: "REG_WRITE",
+        });
+    }
+    check_block(addr, data.len())?;
+    packet(id, inst::REG_WRITE, &[&[addr], data])
+}
+
+/// ACTION: applies pending [`reg_write`]s (usually broadcast).
+pub fn action(id: u8) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, true, "ACTION")?;
+    packet(id, inst::ACTION, &[])
+}
+
+/// A WRITE of a two-byte value in `endian` order.
+pub fn write_word(id: u8, addr: u8, value: u16, endian: Endian) -> Result<Vec<u8>, EncodeError> {
+    write(id, addr, &endian.word(value))
+}
+
+/// The 7-byte block the vendor's "write position with speed" helper writes
+/// from [`reg::ACCELERATION`] (41): acceleration, goal position (2), goal
+/// time (2, zero so that the speed governs), goal speed (2). One packet sets
+/// all three, so the servo never moves to a new goal with an old speed.
+pub fn position_speed_block(
+    position: u16,
+    speed: u16,
+    acceleration: u8,
+    endian: Endian,
+) -> [u8; 7] {
+    let p = endian.word(position);
+    let s = endian.word(speed);
+    [acceleration, p[0], p[1], 0, 0, s[0], s[1]]
+}
+
+/// WRITE of [`position_speed_block`] to servo `id` at address 41.
+pub fn write_position_speed(
+    id: u8,
+    position: u16,
+    speed: u16,
+    acceleration: u8,
+    endian: Endian,
+) -> Result<Vec<u8>, EncodeError> {
+    write(
+        id,
+        reg::ACCELERATION,
+        &position_speed_block(position, speed, acceleration, endian),
+    )
+}
+
+/// SYNC WRITE: one broadcast packet that writes `len` bytes from `addr` on
+/// every servo listed, each with its own block (`blocks`: id and exactly
+/// `len` bytes, sent in the order given). No servo replies.
+pub fn sync_write(addr: u8, len: u8, blocks: &[(u8, &[u8])]) -> Result<Vec<u8>, EncodeError> {
+    const I: &str = "SYNC WRITE";
+    if blocks.is_empty() {
+        return Err(EncodeError::NoServos { instruction: I });
+    }
+    if len == 0 {
+        return Err(EncodeError::NoData { instruction: I });
+    }
+    check_block(addr, len.into())?;
+    let mut params = Vec::with_capacity(2 + blocks.len() * (usize::from(len) + 1));
+    params.extend_from_slice(&[addr, len]);
+    for (k, &(id, data)) in blocks.iter().enumerate() {
+        check_id(id, false, I)?;
+        if blocks[..k].iter().any(|&(other, _)| other == id) {
+            return Err(EncodeError::DuplicateId { instruction: I, id });
+        }
+        if data.len() != usize::from(len) {
+            return Err(EncodeError::BlockLength {
+                id,
+                expected: len.into(),
+                got: data.len(),
+            });
+        }
+        params.push(id);
+        params.extend_from_slice(data);
+    }
+    packet(BROADCAST_ID, inst::SYNC_WRITE, &[&params])
+}
+
+/// SYNC WRITE of goal positions ([`reg::GOAL_POSITION`], 2 bytes each in
+/// `endian` order): the per-tick command of the whole arm in one packet.
+pub fn sync_write_goal_positions(
+    goals: &[(u8, u16)],
+    endian: Endian,
+) -> Result<Vec<u8>, EncodeError> {
+    let words: Vec<(u8, [u8; 2])> = goals.iter().map(|&(id, p)| (id, endian.word(p))).collect();
+    let blocks: Vec<(u8, &[u8])> = words.iter().map(|(id, w)| (*id, &w[..])).collect();
+    sync_write(reg::GOAL_POSITION, 2, &blocks)
+}
+
+/// SYNC WRITE of [`position_speed_block`]s: position, speed and
+/// acceleration of every servo in one packet.
+pub fn sync_write_position_speed(
+    goals: &[(u8, u16, u16, u8)],
+    endian: Endian,
+) -> Result<Vec<u8>, EncodeError> {
+    let data: Vec<(u8, [u8; 7])> = goals
+        .iter()
+        .map(|&(id, p, s, a)| (id, position_speed_block(p, s, a, endian)))
+        .collect();
+    let blocks: Vec<(u8, &[u8])> = data.iter().map(|(id, b)| (*id, &b[..])).collect();
+    sync_write(reg::ACCELERATION, 7, &blocks)
+}
+
+/// SYNC READ `len` bytes from `addr` of the servos `ids`: each replies with
+/// its own status packet, in list order.
+pub fn sync_read(addr: u8, len: u8, ids: &[u8]) -> Result<Vec<u8>, EncodeError> {
+    const I: &str = "SYNC READ";
+    if ids.is_empty() {
+        return Err(EncodeError::NoServos { instruction: I });
+    }
+    if len == 0 {
+        return Err(EncodeError::NoData { instruction: I });
+    }
+    check_block(addr, len.into())?;
+    for (k, &id) in ids.iter().enumerate() {
+        check_id(id, false, I)?;
+        if ids[..k].contains(&id) {
+            return Err(EncodeError::DuplicateId { instruction: I, id });
+        }
+    }
+    packet(BROADCAST_ID, inst::SYNC_READ, &[&[addr, len], ids])
+}
+
+/// A status packet with a valid checksum. Used by tests and simulated
+/// servos; real servos produce these.
+pub fn encode_status(id: u8, error: u8, params: &[u8]) -> Result<Vec<u8>, EncodeError> {
+    check_id(id, false, "status")?;
+    packet(id, error, &[params])
+}
+
+/// The error byte of a status packet: what the servo reports about itself.
+/// Bit meanings are those of the vendor SDK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ServoFlags(pub u8);
+
+impl ServoFlags {
+    pub const VOLTAGE: u8 = 1;
+    pub const ANGLE: u8 = 2;
+    pub const OVERHEAT: u8 = 4;
+    pub const OVERCURRENT: u8 = 8;
+    pub const OVERLOAD: u8 = 32;
+
+    pub fn is_ok(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Names of the set bits, for logs and the node's link status.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (Self::VOLTAGE, "voltage"),
+            (Self::ANGLE, "angle sensor"),
+            (Self::OVERHEAT, "overheat"),
+            (Self::OVERCURRENT, "overcurrent"),
+            (Self::OVERLOAD, "overload"),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| self.0 & bit != 0)
+        .map(|(_, name)| name)
+        .collect()
+    }
+}
+
+/// A decoded status packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub id: u8,
+    pub flags: ServoFlags,
+    pub params: Vec<u8>,
+}
+
+impl Status {
+    /// The parameters, checked to be exactly `len` bytes: a reply to a READ
+    /// of `len` bytes that is longer or shorter is not trusted.
+    pub fn data(&self, len: usize) -> Result<&[u8], StatusError> {
+        if self.params.len() == len {
+            Ok(&self.params)
+        } else {
+            Err(StatusError::UnexpectedLength {
+                id: self.id,
+                expected: len,
+                got: self.params.len(),
+            })
+        }
+    }
+
+    /// A two-byte value at `offset` in the parameters.
+    pub fn word(&self, offset: usize, endian: Endian) -> Option<u16> {
+        let b = self.params.get(offset..offset.checked_add(2)?)?;
+        Some(endian.read_word([b[0], b[1]]))
+    }
+}
+
+/// Why bytes on the bus were not a usable status packet.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StatusError {
+    #[error("status packet from id {id}: checksum {got:#04x}, expected {expected:#04x}")]
+    BadChecksum { id: u8, expected: u8, got: u8 },
+    #[error("status packet from id {id}: length byte {len} is outside 2..={max}")]
+    BadLength { id: u8, len: u8, max: u8 },
+    #[error("status packet from id {id}: {got} data bytes, expected {expected}")]
+    UnexpectedLength { id: u8, expected: usize, got: usize },
+}
+
+/// Splits a byte stream from the bus into status packets.
+///
+/// Robust by construction: bytes before a plausible header are dropped
+/// (and counted in [`skipped`](Self::skipped)); a header followed by an
+/// impossible ID (above [`MAX_ID`]) or an error byte with bit 7 set (never
+/// used by the servos) is not a header, so the search moves on by one byte,
+/// which also handles a third `FF` before the real header. A bad length or
+/// checksum is reported and the search restarts just after that header, so
+/// a real packet hiding inside a corrupt one is still found. Every index is
+/// bounds-checked: no input makes it panic, and the buffer never holds more
+/// than one maximal packet plus what was pushed since.
+#[derive(Debug, Clone)]
+pub struct StatusReader {
+    buf: Vec<u8>,
+    max_len: u8,
+    skipped: u64,
+}
+
+impl Default for StatusReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StatusReader {
+    pub fn new() -> StatusReader {
+        StatusReader {
+            buf: Vec::new(),
+            max_len: MAX_STATUS_LEN,
+            skipped: 0,
+        }
+    }
+
+    /// Accept `LEN` bytes up to `max` only. When the longest expected reply
+    /// is known (e.g. 4 for a 2-byte read), a corrupted large `LEN` is then
+    /// rejected at once instead of swallowing the following packets.
+    pub fn with_max_len(mut self, max: u8) -> StatusReader {
+        self.max_len = max.max(2);
+        self
+    }
+
+    /// Appends bytes received from the bus.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Bytes dropped so far while looking for a header.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Bytes received but not decoded yet (an incomplete packet).
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Drops everything pending (after a timeout, before a new request).
+    pub fn clear(&mut self) {
+        self.buf.clear();
+    }
+
+    fn drop_front(&mut self, n: usize, garbage: bool) {
+        let n = n.min(self.buf.len());
+        self.buf.drain(..n);
+        if garbage {
+            self.skipped += n as u64;
+        }
+    }
+
+    /// The next complete packet or error; `None` when more bytes are needed.
+    pub fn next_status(&mut self) -> Option<Result<Status, StatusError>> {
+        loop {
+            // Find a header; keep a trailing FF, it may start one.
+            match self.buf.windows(2).position(|w| w == HEADER) {
+                Some(i) => self.drop_front(i, true),
+                None => {
+                    let keep = usize::from(self.buf.last() == Some(&0xFF));
+                    self.drop_front(self.buf.len() - keep, true);
+                    return None;
+                }
+            }
+            let (&id, &len, &err) = match (self.buf.get(2), self.buf.get(3), self.buf.get(4)) {
+                (Some(id), Some(len), Some(err)) => (id, len, err),
+                // Not enough to judge the header yet, unless what we have
+                // already rules it out.
+                (Some(&id), _, _) if id > MAX_ID => {
+                    self.drop_front(1, true);
+                    continue;
+                }
+                _ => return None,
+            };
+            if id > MAX_ID || err & 0x80 != 0 {
+                self.drop_front(1, true);
+                continue;
+            }
+            if !(2..=self.max_len).contains(&len) {
+                self.drop_front(2, false);
+                return Some(Err(StatusError::BadLength {
+                    id,
+                    len,
+                    max: self.max_len,
+                }));
+            }
+            let total = usize::from(len) + 4;
+            if self.buf.len() < total {
+                return None;
+            }
+            let expected = checksum(&self.buf[2..total - 1]);
+            let got = self.buf[total - 1];
+            if expected != got {
+                self.drop_front(2, false);
+                return Some(Err(StatusError::BadChecksum { id, expected, got }));
+            }
+            let status = Status {
+                id,
+                flags: ServoFlags(err),
+                params: self.buf[5..total - 1].to_vec(),
+            };
+            self.drop_front(total, false);
+            return Some(Ok(status));
+        }
+    }
+}
+
+/// Decodes every complete status packet in `bytes` (a convenience over
+/// [`StatusReader`] for one buffer). An incomplete tail is ignored.
+pub fn decode_all(bytes: &[u8]) -> Vec<Result<Status, StatusError>> {
+    let mut r = StatusReader::new();
+    r.push(bytes);
+    std::iter::from_fn(|| r.next_status()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ping_matches_the_documented_example() {
+        // ID 1: FF FF 01 02 01 CHK, CHK = !(1 + 2 + 1) = 0xFB.
+        assert_eq!(ping(1).unwrap(), [0xFF, 0xFF, 0x01, 0x02, 0x01, 0xFB]);
+    }
+
+    #[test]
+    fn read_and_write_layout() {
+        let r = read(3, reg::PRESENT_POSITION, 2).unwrap();
+        assert_eq!(&r[..7], &[0xFF, 0xFF, 3, 4, inst::READ, 56, 2]);
+        assert_eq!(r[7], checksum(&r[2..7]));
+        let w = write_word(3, reg::GOAL_POSITION, 0x0123, Endian::Little).unwrap();
+        assert_eq!(&w[..8], &[0xFF, 0xFF, 3, 5, inst::WRITE, 42, 0x23, 0x01]);
+        let w = write_word(3, reg::GOAL_POSITION, 0x0123, Endian::Big).unwrap();
+        assert_eq!(&w[6..8], &[0x01, 0x23]);
+    }
+
+    #[test]
+    fn sync_write_layout_and_length() {
+        let p = sync_write_goal_positions(&[(1, 2048), (2, 1000)], Endian::Little).unwrap();
+        // LEN = N(L+1) + 4 = 2*3 + 4.
+        assert_eq!(
+            &p[..p.len() - 1],
+            &[
+                0xFF, 0xFF, 0xFE, 10, 0x83, 42, 2, 1, 0x00, 0x08, 2, 0xE8, 0x03
+            ]
+        );
+        assert_eq!(p[3] as usize, p.len() - 4);
+    }
+
+    #[test]
+    fn sync_read_layout() {
+        let p = sync_read(reg::PRESENT_POSITION, 2, &[1, 2, 3]).unwrap();
+        // LEN = N + 4.
+        assert_eq!(&p[..10], &[0xFF, 0xFF, 0xFE, 7, 0x82, 56, 2, 1, 2, 3]);
+    }
+
+    #[test]
+    fn position_speed_block_order() {
+        let b = position_speed_block(0x0102, 0x0304, 50, Endian::Little);
+        assert_eq!(b, [50, 0x02, 0x01, 0, 0, 0x04, 0x03]);
+        let w = write_position_speed(1, 0x0102, 0x0304, 50, Endian::Big).unwrap();
+        assert_eq!(
+            &w[4..13],
+            &[inst::WRITE, 41, 50, 0x01, 0x02, 0, 0, 0x03, 0x04]
+        );
+    }
+
+    #[test]
+    fn encoder_errors_name_the_problem() {
+        assert_eq!(
+            read(BROADCAST_ID, 56, 2),
+            Err(EncodeError::Broadcast {
+                instruction: "READ"
+            })
+        );
+        assert_eq!(ping(0xFD), Err(EncodeError::BadId { id: 0xFD }));
+        assert_eq!(
+            read(1, 56, 0),
+            Err(EncodeError::NoData {
+                instruction: "READ"
+            })
+        );
+        assert_eq!(
+            read(1, 255, 2),
+            Err(EncodeError::AddressRange { addr: 255, len: 2 })
+        );
+        assert_eq!(
+            sync_write_goal_positions(&[(1, 0), (1, 5)], Endian::Little),
+            Err(EncodeError::DuplicateId {
+                instruction: "SYNC WRITE",
+                id: 1
+            })
+        );
+        assert_eq!(
+            sync_write(42, 2, &[(1, &[1, 2, 3])]),
+            Err(EncodeError::BlockLength {
+                id: 1,
+                expected: 2,
+                got: 3
+            })
+        );
+        assert!(matches!(
+            sync_write(0, 3, &[]),
+            Err(EncodeError::NoServos { .. })
+        ));
+        assert!(matches!(
+            write(1, 0, &[0; 245]),
+            Err(EncodeError::TooLong { len: 252 })
+        ));
+        assert!(write(1, 0, &[0; 243]).is_ok());
+    }
+
+    #[test]
+    fn sign_magnitude() {
+        assert_eq!(from_sign_magnitude(0x8000 | 100, 15), -100);
+        assert_eq!(from_sign_magnitude(100, 15), 100);
+        assert_eq!(to_sign_magnitude(-100, 15), 0x8000 | 100);
+        assert_eq!(to_sign_magnitude(-5000, 11), 0x800 | 2047);
+        assert_eq!(to_sign_magnitude(i32::MIN, 15), 0xFFFF);
+    }
+
+    #[test]
+    fn decodes_after_garbage_and_split_reads() {
+        let pkt = encode_status(1, 0, &[0x00, 0x08]).unwrap();
+        let mut r = StatusReader::new();
+        r.push(&[0x12, 0xFF, 0x00, 0xFF]);
+        assert_eq!(r.next_status(), None);
+        r.push(&[0xFF]); // FF FF FF: the first FF is not a header
+        r.push(&pkt[..5]);
+        assert_eq!(r.next_status(), None);
+        r.push(&pkt[5..]);
+        let s = r.next_status().unwrap().unwrap();
+        assert_eq!(s.id, 1);
+        assert_eq!(s.word(0, Endian::Little), Some(2048));
+        assert_eq!(s.data(2).unwrap(), &[0x00, 0x08]);
+        assert!(s.data(3).is_err());
+        assert_eq!(r.next_status(), None);
+        assert_eq!(r.pending(), 0);
+        assert_eq!(r.skipped(), 5);
+    }
+
+    #[test]
+    fn rejects_bad_checksum_then_recovers() {
+        let mut bad = encode_status(2, 0, &[7]).unwrap();
+        *bad.last_mut().unwrap() ^= 0x55;
+        let good = encode_status(3, 0x20, &[]).unwrap();
+        let out = decode_all(&[bad, good].concat());
+        assert!(matches!(
+            out[0],
+            Err(StatusError::BadChecksum { id: 2, .. })
+        ));
+        let s = out.last().unwrap().as_ref().unwrap();
+        assert_eq!((s.id, s.flags.names()), (3, vec!["overload"]));
+    }
+
+    #[test]
+    fn rejects_bad_lengths() {
+        assert_eq!(
+            decode_all(&[0xFF, 0xFF, 1, 1, 0, 0xFD]),
+            vec![Err(StatusError::BadLength {
+                id: 1,
+                len: 1,
+                max: 250
+            })]
+        );
+        let mut r = StatusReader::new().with_max_len(4);
+        r.push(&[0xFF, 0xFF, 1, 200, 0]);
+        assert!(matches!(
+            r.next_status(),
+            Some(Err(StatusError::BadLength { len: 200, .. }))
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn decoder_never_panics_and_stays_bounded(
+            chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..32),
+            max in any::<u8>(),
+        ) {
+            let mut r = StatusReader::new().with_max_len(max);
+            for c in &chunks {
+                r.push(c);
+                while let Some(res) = r.next_status() {
+                    if let Ok(s) = res {
+                        prop_assert!(s.id <= MAX_ID);
+                        prop_assert!(s.params.len() + 2 <= usize::from(max.max(2)));
+                    }
+                }
+                prop_assert!(r.pending() <= usize::from(max.max(2)) + 4);
+            }
+        }
+
+        #[test]
+        fn packets_survive_garbage_without_headers(
+            id in 0..=MAX_ID,
+            err in 0u8..0x80,
+            params in proptest::collection::vec(any::<u8>(), 0..20),
+            garbage in proptest::collection::vec(0u8..0xFF, 0..20),
+            split in 0usize..64,
+        ) {
+            let pkt = encode_status(id, err, &params).unwrap();
+            let stream = [garbage.clone(), pkt].concat();
+            let split = split.min(stream.len());
+            let mut r = StatusReader::new();
+            r.push(&stream[..split]);
+            let mut got: Vec<_> = std::iter::from_fn(|| r.next_status()).collect();
+            r.push(&stream[split..]);
+            got.extend(std::iter::from_fn(|| r.next_status()));
+            prop_assert_eq!(got, vec![Ok(Status { id, flags: ServoFlags(err), params })]);
+        }
+    }
+}

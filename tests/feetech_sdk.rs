@@ -1,0 +1,187 @@
+//! Byte-for-byte equality of `arm_ik::servo::feetech` with the vendor SDK.
+//!
+//! `tests/python/feetech_capture.py` runs the Feetech Python SDK
+//! (`feetech-servo-sdk`, installed in `.venv` by `scripts/python-env`)
+//! against a pty and records the bytes it sends; every case below must come
+//! out of our encoder identically. The vendor SDK is what the servos have
+//! been driven with for years, so matching it is the best evidence short of
+//! hardware that our packets are right.
+//!
+//! Without `.venv/bin/python` the test prints SKIP, unless the `CI`
+//! environment variable is set: then it fails, so CI cannot silently lose
+//! the comparison.
+
+use arm_ik::servo::feetech::{self, Endian};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+#[derive(serde::Deserialize)]
+struct Capture {
+    sdk_version: String,
+    cases: BTreeMap<String, Vec<u8>>,
+}
+
+fn capture() -> Option<Capture> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".venv/bin/python");
+    if !python.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {} is missing: run scripts/python-env",
+            python.display()
+        );
+        println!("SKIP: .venv missing (run scripts/python-env for the vendor SDK comparison)");
+        return None;
+    }
+    let out = Command::new(&python)
+        .arg(root.join("tests/python/feetech_capture.py"))
+        .output()
+        .expect("running tests/python/feetech_capture.py");
+    assert!(
+        out.status.success(),
+        "feetech_capture.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("feetech_capture.py prints JSON"))
+}
+
+/// The same cases, with the same parameters, as feetech_capture.py.
+fn ours() -> Vec<(&'static str, Vec<u8>)> {
+    let le = Endian::Little;
+    let be = Endian::Big;
+    let ok = |r: Result<Vec<u8>, feetech::EncodeError>| r.expect("encodes");
+    vec![
+        ("ping_0", ok(feetech::ping(0))),
+        ("ping_1", ok(feetech::ping(1))),
+        ("ping_252", ok(feetech::ping(252))),
+        ("read_1_56_2", ok(feetech::read(1, 56, 2))),
+        (
+            "read_7_3_2",
+            ok(feetech::read(7, feetech::reg::MODEL_NUMBER, 2)),
+        ),
+        (
+            "write1_1_40_1",
+            ok(feetech::write(1, feetech::reg::TORQUE_ENABLE, &[1])),
+        ),
+        (
+            "write2_sts_3_42_3000",
+            ok(feetech::write_word(
+                3,
+                feetech::reg::GOAL_POSITION,
+                3000,
+                le,
+            )),
+        ),
+        (
+            "write2_sts_broadcast_42_2048",
+            ok(feetech::write_word(
+                feetech::BROADCAST_ID,
+                feetech::reg::GOAL_POSITION,
+                2048,
+                le,
+            )),
+        ),
+        (
+            "write_pos_speed_sts_2",
+            ok(feetech::write_position_speed(2, 1234, 2400, 50, le)),
+        ),
+        (
+            "sync_write_sts_1",
+            ok(feetech::sync_write_goal_positions(&[(1, 2048)], le)),
+        ),
+        (
+            "sync_write_sts_6",
+            ok(feetech::sync_write_goal_positions(
+                &[(1, 0), (2, 1000), (3, 2048), (4, 3000), (5, 4095), (6, 511)],
+                le,
+            )),
+        ),
+        (
+            "sync_write_pos_speed_sts_2",
+            ok(feetech::sync_write_position_speed(
+                &[(1, 100, 500, 10), (9, 4000, 3000, 254)],
+                le,
+            )),
+        ),
+        (
+            "sync_read_56_2_123",
+            ok(feetech::sync_read(56, 2, &[1, 2, 3])),
+        ),
+        (
+            "sync_read_56_8_6",
+            ok(feetech::sync_read(56, 8, &[1, 2, 3, 4, 5, 6])),
+        ),
+        (
+            "write2_scs_3_42_3000",
+            ok(feetech::write_word(
+                3,
+                feetech::reg::GOAL_POSITION,
+                3000,
+                be,
+            )),
+        ),
+        (
+            "sync_write_scs_3",
+            ok(feetech::sync_write_goal_positions(
+                &[(1, 300), (2, 512), (3, 1023)],
+                be,
+            )),
+        ),
+        (
+            "write_pos_speed_scs_2",
+            ok(feetech::write_position_speed(2, 1234, 2400, 50, be)),
+        ),
+    ]
+}
+
+#[test]
+fn encoder_matches_vendor_sdk_byte_for_byte() {
+    let Some(capture) = capture() else { return };
+    let ours = ours();
+    let mut failures = Vec::new();
+    for (name, bytes) in &ours {
+        match capture.cases.get(*name) {
+            None => failures.push(format!("{name}: not captured from the SDK")),
+            Some(sdk) if sdk != bytes => failures.push(format!(
+                "{name}: SDK {sdk:02X?}\n{:>w$} ours {bytes:02X?}",
+                "",
+                w = name.len()
+            )),
+            Some(_) => {}
+        }
+    }
+    for name in capture.cases.keys() {
+        if !ours.iter().any(|(n, _)| n == name) {
+            failures.push(format!("{name}: captured but not compared"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "feetech-servo-sdk {} differs:\n{}",
+        capture.sdk_version,
+        failures.join("\n")
+    );
+    println!(
+        "{} packets identical to feetech-servo-sdk {}",
+        ours.len(),
+        capture.sdk_version
+    );
+}
+
+/// Guards the comparison itself: a broken capture (empty, truncated, a
+/// case missing) must not pass as "identical".
+#[test]
+fn captured_packets_are_well_formed() {
+    let Some(capture) = capture() else { return };
+    assert!(capture.cases.len() >= 17, "too few cases captured");
+    for (name, p) in &capture.cases {
+        assert!(p.len() >= 6 && p[..2] == feetech::HEADER, "{name}: {p:?}");
+        assert_eq!(usize::from(p[3]) + 4, p.len(), "{name}: length byte");
+        assert_eq!(
+            feetech::checksum(&p[2..p.len() - 1]),
+            p[p.len() - 1],
+            "{name}"
+        );
+    }
+}
