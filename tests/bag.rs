@@ -13,17 +13,10 @@ use arm_ik::bag::messages::{
     Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
 };
 use arm_ik::bag::{BagReader, BagWriter, Storage};
+use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn arm_ik(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run arm_ik")
-}
 
 fn text(o: &Output) -> String {
     format!(

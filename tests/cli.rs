@@ -1,17 +1,12 @@
 //! The `arm_ik` binary as a user runs it: exit codes, messages, JSON.
 
+mod common;
+
 use arm_ik::model::Chain;
+use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn arm_ik(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run arm_ik")
-}
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

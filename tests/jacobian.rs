@@ -15,7 +15,7 @@ use arm_ik::ik::{
     Tolerance,
 };
 use arm_ik::model::Chain;
-use common::{TestRng, project_urdf, random_q, shared_dir};
+use common::{TestRng, pose_of, position_of, project_urdf, random_q, shared_dir};
 use nalgebra::{UnitQuaternion, Vector3};
 use std::path::Path;
 use std::time::Duration;
@@ -87,19 +87,6 @@ fn assert_sane(chain: &Chain, target: &Target, s: &Solution) {
         s.position_error
     );
     assert!(s.orientation_error.is_finite());
-}
-
-/// The tip pose at `q` as a full pose target.
-fn pose_of(chain: &Chain, q: &[f64]) -> Target {
-    let tip = chain.fk(q);
-    Target::pose(
-        tip.translation.vector,
-        UnitQuaternion::from_rotation_matrix(&tip.rotation),
-    )
-}
-
-fn position_of(chain: &Chain, q: &[f64]) -> Target {
-    Target::position(chain.fk(q).translation.vector)
 }
 
 fn distance(a: &[f64], b: &[f64]) -> f64 {

@@ -22,7 +22,7 @@ use arm_ik::ik::{
     Solution, Solver, SolverConfig, Status, Target, Tolerance, analytic::approach_pitch,
 };
 use arm_ik::model::Chain;
-use common::project_urdf;
+use common::{pose_of, position_of, project_urdf};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
@@ -130,18 +130,6 @@ fn within_limits(chain: &Chain, fractions: &[f64]) -> Vec<f64> {
             (lo + f * (hi - lo)).clamp(lo, hi)
         })
         .collect()
-}
-
-fn pose_of(chain: &Chain, q: &[f64]) -> Target {
-    let tip = chain.fk(q);
-    Target::pose(
-        tip.translation.vector,
-        UnitQuaternion::from_rotation_matrix(&tip.rotation),
-    )
-}
-
-fn position_of(chain: &Chain, q: &[f64]) -> Target {
-    Target::position(chain.fk(q).translation.vector)
 }
 
 /// The claim `Converged` checked against the chain's own FK, and the

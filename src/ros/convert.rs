@@ -139,8 +139,14 @@ pub fn diagnostics(
 }
 
 fn pose(t: &Transform) -> Pose {
-    let p = t.translation.vector;
-    let q = UnitQuaternion::from_rotation_matrix(&t.rotation);
+    pose_msg(
+        &t.translation.vector,
+        &UnitQuaternion::from_rotation_matrix(&t.rotation),
+    )
+}
+
+/// A `geometry_msgs/Pose` from a position and an orientation.
+fn pose_msg(p: &nalgebra::Vector3<f64>, q: &UnitQuaternion<f64>) -> Pose {
     Pose {
         position: Point {
             x: p.x,
@@ -196,21 +202,8 @@ pub fn markers(
     match target {
         Some(target) => {
             t.action = marker::ADD;
-            let p = target.position;
             let q = target.orientation.unwrap_or_else(UnitQuaternion::identity);
-            t.pose = Pose {
-                position: Point {
-                    x: p.x,
-                    y: p.y,
-                    z: p.z,
-                },
-                orientation: Quaternion {
-                    x: q.i,
-                    y: q.j,
-                    z: q.k,
-                    w: q.w,
-                },
-            };
+            t.pose = pose_msg(&target.position, &q);
             t.color = if holding {
                 color(0.9, 0.1, 0.1, 0.8)
             } else {

@@ -94,3 +94,26 @@ pub fn all_chains() -> Vec<(PathBuf, Option<&'static str>, Option<&'static str>)
     }
     out
 }
+
+/// Runs the `arm_ik` binary of this build from the project folder.
+pub fn arm_ik(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run arm_ik")
+}
+
+/// The tip pose at `q` as a full pose target.
+pub fn pose_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
+    let tip = chain.fk(q);
+    arm_ik::ik::Target::pose(
+        tip.translation.vector,
+        nalgebra::UnitQuaternion::from_rotation_matrix(&tip.rotation),
+    )
+}
+
+/// The tip position at `q` as a position-only target.
+pub fn position_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
+    arm_ik::ik::Target::position(chain.fk(q).translation.vector)
+}
