@@ -89,7 +89,11 @@ static void t1_set_ocr(volatile uint16_t *ocr, uint16_t ticks) {
     }
 }
 
+// Streaming hosts resend the same widths every frame: only a change is
+// applied, so a steady command never touches the timers (in simavr each
+// Timer1 restart also stretches the pulse in progress by a few µs).
 static void apply_channel(uint8_t ch, uint16_t us) {
+    if (us == width_us[ch] && us) return;
     width_us[ch] = us;
     if (ch == 0) {
         if (us) { t1_set_ocr(&OCR1A, us * 2); TCCR1A |= _BV(COM1A1); }

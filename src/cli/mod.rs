@@ -2,9 +2,11 @@
 
 mod bench;
 mod check;
+mod drive;
 mod latency;
 mod make_bag;
 mod parse;
+mod ports;
 mod replay;
 mod robot;
 mod sim;
@@ -41,6 +43,11 @@ enum Command {
     Replay(replay::Args),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
+    /// Send one joint-space pose to the servos (firmware bridge or Feetech
+    /// bus, per --config) and hold it; virtual servos without --port.
+    Drive(drive::Args),
+    /// List serial ports with their USB ids.
+    Ports(ports::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -56,5 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(a),
         Command::MakeBag(a) => make_bag::run(a),
+        Command::Drive(a) => drive::run(a),
+        Command::Ports(a) => ports::run(a),
     }
 }

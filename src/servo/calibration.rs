@@ -2,12 +2,10 @@
 //! joint angle becomes a servo command (PWM pulse in µs, or bus-servo
 //! position ticks).
 //!
-//! The file is JSON (`config/servos.example.json`). The node's
-//! `servo_config` parameter was sketched as YAML, but the crate has no YAML
-//! parser and none of the other branches adds one; `serde_yaml` is
-//! unmaintained and its forks are young, so a dependency for six numbers
-//! per joint is not worth it. JSON is also valid YAML 1.2, so a YAML tool
-//! reads these files unchanged.
+//! The file is YAML (`config/servos_pwm.yaml`, `config/servos_feetech.yaml`;
+//! JSON, being YAML, is read too). Besides the joints it carries the link
+//! settings of the hardware ([`LinkSettings`]), so one file describes one
+//! physical arm.
 //!
 //! Mapping, in this order: angle → clamp to the joint limits → `zero +
 //! direction · scale · angle` → clamp to the command range → round to an
@@ -17,6 +15,7 @@
 //! out-of-range angle. Whatever the input, a command outside the range the
 //! file declares can never be produced.
 
+use super::link::{LinkFile, LinkSettings};
 use crate::model::Chain;
 use serde::Deserialize;
 use std::path::Path;
@@ -46,11 +45,11 @@ impl OutputKind {
         }
     }
 
-    /// Largest output number: 32 channels (the largest common PWM
-    /// controller, SSC-32), or the highest Feetech servo ID.
+    /// Largest output number: the firmware bridge's six channels
+    /// (0..=5), or the highest Feetech servo ID.
     pub fn max_output(self) -> u16 {
         match self {
-            OutputKind::Pwm => 31,
+            OutputKind::Pwm => 5,
             OutputKind::Feetech => u16::from(super::feetech::MAX_ID),
         }
     }
@@ -72,6 +71,9 @@ impl OutputKind {
 #[serde(deny_unknown_fields)]
 pub struct CalibrationFile {
     pub kind: OutputKind,
+    /// Port speed, frame rate, timeouts; defaults per kind when absent.
+    #[serde(default)]
+    pub link: LinkFile,
     pub joints: Vec<JointEntry>,
 }
 
@@ -136,6 +138,11 @@ pub enum CalibrationError {
         joint: String,
         field: &'static str,
         value: f64,
+    },
+    #[error("link.{field}: {message}")]
+    Link {
+        field: &'static str,
+        message: String,
     },
     #[error("joint '{joint}': scale is required for {kind:?} servos (command units per radian)")]
     MissingScale { joint: String, kind: OutputKind },
@@ -212,6 +219,7 @@ impl JointMap {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     pub kind: OutputKind,
+    pub link: LinkSettings,
     pub joints: Vec<JointMap>,
 }
 
@@ -223,17 +231,18 @@ impl Calibration {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Self::from_json(&text, &path.display().to_string(), chain)
+        Self::from_yaml(&text, &path.display().to_string(), chain)
     }
 
-    /// Parses and checks calibration JSON; `source` names it in errors.
-    pub fn from_json(
+    /// Parses and checks a calibration (YAML or JSON); `source` names it
+    /// in errors.
+    pub fn from_yaml(
         text: &str,
         source: &str,
         chain: &Chain,
     ) -> Result<Calibration, CalibrationError> {
         let file: CalibrationFile =
-            serde_json::from_str(text).map_err(|e| CalibrationError::Parse {
+            serde_norway::from_str(text).map_err(|e| CalibrationError::Parse {
                 path: source.to_string(),
                 message: e.to_string(),
             })?;
@@ -245,6 +254,10 @@ impl Calibration {
     /// number finite and sensible, every range inside the device range.
     pub fn check(file: &CalibrationFile, chain: &Chain) -> Result<Calibration, CalibrationError> {
         let kind = file.kind;
+        let link = file
+            .link
+            .resolve(kind)
+            .map_err(|(field, message)| CalibrationError::Link { field, message })?;
         let (device_min, device_max) = kind.device_range();
         for (k, e) in file.joints.iter().enumerate() {
             let joint = || e.joint.clone();
@@ -341,7 +354,7 @@ impl Calibration {
                 })
             })
             .collect::<Result<Vec<_>, CalibrationError>>()?;
-        Ok(Calibration { kind, joints })
+        Ok(Calibration { kind, link, joints })
     }
 
     /// Commands for `angles` (chain order) written into `last`, which holds
@@ -387,13 +400,13 @@ mod tests {
     fn example() -> String {
         std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/servos.example.json"
+            "/config/servos_feetech.yaml"
         ))
         .unwrap()
     }
 
     fn file() -> CalibrationFile {
-        serde_json::from_str(&example()).unwrap()
+        serde_norway::from_str(&example()).unwrap()
     }
 
     fn checked() -> Calibration {
@@ -403,7 +416,7 @@ mod tests {
     #[test]
     fn example_file_matches_the_project_arm() {
         let c = Calibration::load(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos.example.json"),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos_feetech.yaml"),
             &chain(),
         )
         .unwrap();
@@ -495,10 +508,32 @@ mod tests {
             CalibrationError::MissingScale { .. }
         ));
         // Unknown fields are typos, not ignored.
-        let typo = example().replacen("\"speed_limit\"", "\"speed_limt\"", 1);
+        let typo = example().replacen("speed_limit:", "speed_limt:", 1);
         assert!(matches!(
-            Calibration::from_json(&typo, "typo.json", &chain()),
+            Calibration::from_yaml(&typo, "typo.yaml", &chain()),
             Err(CalibrationError::Parse { .. })
+        ));
+        // The bridge has six channels.
+        assert!(matches!(
+            check_err(|f| {
+                f.kind = OutputKind::Pwm;
+                for (k, j) in f.joints.iter_mut().enumerate() {
+                    (j.output, j.zero, j.scale, j.range) =
+                        (k as u16 + 2, 1500.0, Some(600.0), [500, 2500]);
+                }
+            }),
+            CalibrationError::OutputRange {
+                output: 6,
+                max: 5,
+                ..
+            }
+        ));
+        assert!(matches!(
+            check_err(|f| f.link.rate_hz = Some(0.0)),
+            CalibrationError::Link {
+                field: "rate_hz",
+                ..
+            }
         ));
     }
 

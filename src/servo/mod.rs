@@ -1,8 +1,19 @@
-//! Real servo output: the wire protocols of the servo buses and the
-//! per-joint calibration that turns joint angles into servo commands.
+//! Real servo output: the wire protocols, the per-joint calibration that
+//! turns joint angles into servo commands, and the serial link thread that
+//! streams them.
 //!
-//! Both are pure (no serial I/O), so they are tested exhaustively here and
-//! the drivers behind [`crate::node::ServoOutput`] only move bytes.
+//! Data flows one way: angles → [`calibration`] (clamp, map, clamp) →
+//! [`output::SerialServo`] → [`link`] thread (ramp, frame rate, reconnect)
+//! → a protocol session ([`bridge`], [`feetech_bus`]) → the port. The
+//! codecs ([`bridge`] frames, [`feetech`] packets) are pure and tested
+//! exhaustively; the sessions only move their bytes.
 
+pub mod bridge;
 pub mod calibration;
 pub mod feetech;
+pub mod feetech_bus;
+pub mod link;
+pub mod output;
+pub mod ports;
+
+pub use output::SerialServo;

@@ -1,0 +1,196 @@
+//! `arm_ik drive`: one joint-space pose through the configured servo
+//! protocol, held for a while: the first thing to run on a new arm, and
+//! the host side of the firmware-in-simulation tests.
+
+use super::parse::number_list;
+use super::robot::RobotArgs;
+use anyhow::{Context, bail};
+use arm_ik::node::{ServoOutput, VirtualServo};
+use arm_ik::servo::SerialServo;
+use arm_ik::servo::calibration::Calibration;
+use arm_ik::servo::link::{LinkState, LinkStatus};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Servo configuration (calibration and link settings), e.g. config/servos_pwm.yaml.
+    #[arg(long)]
+    config: PathBuf,
+    /// Serial port of the bridge or bus; without it, virtual servos.
+    #[arg(long)]
+    port: Option<String>,
+    /// Joint positions (rad, or m for prismatic joints), chain order, comma-separated.
+    #[arg(long, allow_hyphen_values = true)]
+    joints: String,
+    /// Seconds to keep streaming the pose.
+    #[arg(long, default_value_t = 2.0)]
+    hold: f64,
+    /// Frames per second, instead of the configuration's link.rate_hz.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    robot: RobotArgs,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let chain = a.robot.chain()?;
+    let mut cal = Calibration::load(&a.config, &chain)?;
+    if let Some(r) = a.rate {
+        if !(r.is_finite() && r > 0.0 && r <= 1000.0) {
+            bail!("--rate {r}: not a frame rate in (0, 1000] Hz");
+        }
+        cal.link.rate_hz = r;
+    }
+    let joints = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
+    if joints.len() != chain.dof() {
+        bail!(
+            "--joints: {} values for {} joints ({})",
+            joints.len(),
+            chain.dof(),
+            chain
+                .joints
+                .iter()
+                .map(|j| j.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if !(a.hold.is_finite() && a.hold >= 0.0) {
+        bail!("--hold {}: not a duration in seconds", a.hold);
+    }
+    let mut commands = vec![0; joints.len()];
+    cal.commands(&joints, &mut commands)
+        .expect("--joints are finite");
+    let names: Vec<&str> = chain.joints.iter().map(|j| j.name.as_str()).collect();
+    for ((m, &q), &c) in cal.joints.iter().zip(&joints).zip(&commands) {
+        let reached = m.angle(c);
+        if (reached - q).abs() * m.scale > 0.5 {
+            eprintln!(
+                "drive: {}: {q} is beyond what the limits allow; sending {c} ({reached:.4})",
+                m.joint
+            );
+        }
+    }
+    match &a.port {
+        None => simulate(&a, &cal, &names, &joints, &commands),
+        Some(port) => stream(&a, port, cal, &names, &joints, &commands),
+    }
+}
+
+/// No port: virtual servos with the configuration's speed limits, in
+/// simulated time.
+fn simulate(
+    a: &Args,
+    cal: &Calibration,
+    names: &[&str],
+    joints: &[f64],
+    commands: &[i32],
+) -> anyhow::Result<ExitCode> {
+    let clamped = cal.angles(commands);
+    let mut servo = VirtualServo::new(vec![0.0; joints.len()]);
+    servo.max_speed = cal.joints.iter().map(|j| j.speed_limit).collect();
+    let dt = 1.0 / cal.link.rate_hz;
+    let ticks = (a.hold / dt).ceil() as usize;
+    for k in 0..=ticks {
+        servo.command(&clamped, k as f64 * dt);
+    }
+    let reached = servo.feedback().unwrap_or_default();
+    if a.json {
+        println!(
+            "{}",
+            json!({"port": null, "link": "virtual", "joints": names, "requested": joints,
+                   "commands": commands, "angles": clamped, "reached": reached})
+        );
+    } else {
+        println!(
+            "drive: no --port: virtual servos, {:.1} s simulated",
+            a.hold
+        );
+        print_table(names, joints, commands, &clamped);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(names: &[&str], joints: &[f64], commands: &[i32], angles: &[f64]) {
+    println!(
+        "{:<16} {:>10} {:>10} {:>8}",
+        "joint", "asked", "sent", "command"
+    );
+    for (((n, q), a), c) in names.iter().zip(joints).zip(angles).zip(commands) {
+        println!("{n:<16} {q:>10.4} {a:>10.4} {c:>8}");
+    }
+}
+
+/// Streams the pose on the port for `--hold` seconds, reporting link state
+/// changes as they happen.
+fn stream(
+    a: &Args,
+    port: &str,
+    cal: Calibration,
+    names: &[&str],
+    joints: &[f64],
+    commands: &[i32],
+) -> anyhow::Result<ExitCode> {
+    let kind = cal.kind;
+    let clamped = cal.angles(commands);
+    let mut servo =
+        SerialServo::open(port, cal).with_context(|| format!("starting the link on {port}"))?;
+    let start = Instant::now();
+    let hold = Duration::from_secs_f64(a.hold);
+    let mut shown = String::new();
+    let mut last: LinkStatus;
+    loop {
+        servo.command(joints, start.elapsed().as_secs_f64());
+        last = servo.status();
+        let line = last.describe();
+        if line != shown {
+            eprintln!("drive: {line}");
+            shown = line;
+        }
+        if start.elapsed() >= hold {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20).min(hold.saturating_sub(start.elapsed())));
+    }
+    let fin = servo.close();
+    let ok = matches!(last.state, LinkState::Connected);
+    let firmware = fin.firmware.map(|f| {
+        json!({"frames_ok": f.frames_ok, "bad_crc": f.bad_crc, "bad_length": f.bad_length,
+               "garbage": f.garbage, "watchdog_trips": f.watchdog_trips,
+               "uptime_ms": f.uptime_ms, "width_us": f.width_us})
+    });
+    if a.json {
+        println!(
+            "{}",
+            json!({"port": port, "kind": format!("{kind:?}").to_lowercase(), "joints": names,
+                   "requested": joints, "commands": commands, "angles": clamped,
+                   "state": last.describe(), "connected": ok, "connects": fin.connects,
+                   "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
+                   "seconds": start.elapsed().as_secs_f64(),
+                   "present": fin.present, "output": fin.output, "firmware": firmware,
+                   "last_error": fin.last_error})
+        );
+    } else {
+        println!(
+            "drive: {} frames to {port} in {:.1} s",
+            fin.frames_sent, a.hold
+        );
+        print_table(names, joints, commands, &clamped);
+    }
+    if !ok {
+        bail!(
+            "{}{}",
+            last.describe(),
+            fin.last_error
+                .map(|e| format!(" (last error: {e})"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
