@@ -2,7 +2,7 @@
 
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=pwm_bridge
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyACM0 protocol:=feetech \\
-        urdf:=/path/to/so101.urdf params_file:=so101.yaml servo_config:=/path/to/so101_servos.yaml
+        urdf:=/path/to/so101.urdf params_file:=so101.yaml servo_config:=servos_so101.yaml
 
 Same robot_state_publisher as display.launch.py (URDF read here, passed as
 the robot_description parameter); ik_node runs with sim:=false and talks to
@@ -14,8 +14,10 @@ RViz is off by default here (rviz:=true to watch the arm).
 Launch arguments:
   port          serial port of the servo bus or bridge (default /dev/ttyUSB0)
   protocol      pwm_bridge or feetech (default pwm_bridge)
-  servo_config  servo calibration file: ids, offsets, directions (default:
-                none, the node's defaults)
+  servo_config  servo calibration and link file: channels or ids, zero,
+                direction, scale, ranges (default: the package's
+                servos_pwm.yaml or servos_feetech.yaml, per protocol; a bare
+                name is looked up in share/arm_ik/config/)
   urdf, params_file, base_link, tip_link, rviz, rviz_config: as in
                 display.launch.py
 
@@ -34,6 +36,7 @@ from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
 PROTOCOLS = ('pwm_bridge', 'feetech')
+DEFAULT_SERVO_CONFIG = {'pwm_bridge': 'servos_pwm.yaml', 'feetech': 'servos_feetech.yaml'}
 
 
 def _share(*parts):
@@ -69,10 +72,8 @@ def _nodes(context):
             protocol, ', '.join(PROTOCOLS)))
     port = LaunchConfiguration('port').perform(context)
     servo_config = LaunchConfiguration('servo_config').perform(context)
-    if servo_config:
-        servo_config = os.path.abspath(servo_config)
-        if not os.path.isfile(servo_config):
-            raise RuntimeError('arm_ik: servo_config not found: {}'.format(servo_config))
+    servo_config = os.path.abspath(
+        _config_file(servo_config or DEFAULT_SERVO_CONFIG[protocol], context))
 
     # Later entries override earlier ones: the file first, then what the
     # launch arguments set. Empty base_link / tip_link keep the file's.
@@ -117,7 +118,8 @@ def generate_launch_description():
                         'PWM servos) or feetech (SCS/STS bus servos)'),
         DeclareLaunchArgument(
             'servo_config', default_value='',
-            description='Servo calibration file (empty: the node\'s defaults)'),
+            description='Servo calibration and link file (empty: the package\'s '
+                        'servos_pwm.yaml or servos_feetech.yaml, per protocol)'),
         DeclareLaunchArgument(
             'urdf', default_value=_share('urdf', 'arm.urdf'),
             description='URDF of the robot (the package arm by default)'),

@@ -14,7 +14,7 @@
 
 use anyhow::Context as _;
 use arm_ik::model::Chain;
-use arm_ik::node::{HealthMonitor, NodeCore, NodeParams, UrdfSource, report};
+use arm_ik::node::{HealthMonitor, NodeParams, UrdfSource, report};
 use arm_ik::ros::convert;
 use futures::StreamExt;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
@@ -213,10 +213,8 @@ async fn run() -> anyhow::Result<()> {
     };
     drop(description_sub);
 
-    let (solver, common) = p.solver_config()?;
-    let config = p.node_config(&chain)?;
-    let rate_hz = config.rate_hz;
-    let mut core = NodeCore::with_virtual_servos(&chain, solver, common, config)?;
+    let rate_hz = p.node_config(&chain)?.rate_hz;
+    let mut core = p.node_core(&chain)?;
     r2r::log_info!(
         &log,
         "{} joints {} -> {} ({}), {} solver at {rate_hz} Hz on {} servos",

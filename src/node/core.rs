@@ -285,12 +285,15 @@ impl<S: ServoOutput> NodeCore<S> {
     pub fn tick(&mut self, now: f64) -> JointState {
         let wall = Instant::now();
         if !self.started {
-            self.started = true;
-            if let Some(fb) = self.servo.feedback()
-                && fb.len() == self.goal.len()
-                && fb.iter().all(|x| x.is_finite())
-            {
-                self.motion.reset(&fb);
+            match self.valid_feedback() {
+                Some(fb) => {
+                    self.motion.reset(&fb);
+                    self.started = true;
+                }
+                // Hardware that will report where it is, but has not yet
+                // (still connecting): hold the start pose until it does.
+                None if self.servo.measured() => {}
+                None => self.started = true,
             }
         }
         if let Some(p) = self.pending.take() {
@@ -314,6 +317,7 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         st.link.clear();
         st.link.push_str(self.servo.link());
+        st.link_ok = self.servo.link_ok();
         st.ticks += 1;
         match self.last_tick {
             None => self.first_tick = now,
@@ -324,12 +328,23 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.last_tick = Some(now);
         st.tick_time.record(wall.elapsed().as_secs_f64());
+        let position = match self.valid_feedback() {
+            Some(fb) if self.servo.measured() => fb,
+            _ => self.motion.position().to_vec(),
+        };
         JointState {
             stamp: now,
             name: self.names.clone(),
-            position: q.to_vec(),
+            position,
             velocity: self.motion.velocity().to_vec(),
         }
+    }
+
+    /// The servos' feedback when it has one finite value per joint.
+    fn valid_feedback(&self) -> Option<Vec<f64>> {
+        self.servo
+            .feedback()
+            .filter(|fb| fb.len() == self.goal.len() && fb.iter().all(|x| x.is_finite()))
     }
 
     fn solve(&mut self, p: Pending) {

@@ -9,12 +9,16 @@
 //! Fields are only the types `RosParams` supports (bool, i64, f64, String),
 //! so "unset" is spelled as an empty string or 0 rather than `Option`.
 
-use super::core::{NodeConfig, NodeError};
+use super::core::{NodeConfig, NodeCore, NodeError};
+use super::output::NodeOutput;
+use super::virtual_servo::VirtualServo;
 use crate::ik::{
     AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, SolverConfig,
     SolverKind, Tolerance,
 };
 use crate::model::Chain;
+use crate::servo::SerialServo;
+use crate::servo::calibration::{Calibration, OutputKind};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -56,13 +60,13 @@ pub struct NodeParams {
     pub max_best_effort_error: f64,
     /// Targets stamped further than this from the node clock are rejected as stale (s).
     pub max_target_age: f64,
-    /// Servo hardware configuration file (hardware output is not built yet); empty: none.
+    /// Servo calibration and link file (YAML, e.g. config/servos_pwm.yaml); needed when sim is false.
     pub servo_config: String,
     /// Drive virtual servos instead of hardware.
     pub sim: bool,
     /// Serial port of the servo bus or bridge (hardware output only).
     pub port: String,
-    /// Servo protocol on the port: pwm_bridge or feetech (hardware output only).
+    /// Servo protocol on the port: pwm_bridge or feetech; must match servo_config's kind (hardware output only).
     pub protocol: String,
 }
 
@@ -222,24 +226,82 @@ impl NodeParams {
     /// silently driving virtual servos. Returns a warning to log when a
     /// setting is ignored.
     pub fn check_output(&self) -> Result<Option<String>, NodeError> {
-        match (self.sim, non_empty(&self.servo_config)) {
-            (true, None) => Ok(None),
-            (true, Some(path)) => Ok(Some(format!(
-                "servo_config '{path}' is ignored because sim is true (virtual servos)"
-            ))),
-            (false, Some(path)) => Err(bad(
-                "servo_config",
-                format!(
-                    "'{path}' asks for servo hardware, but hardware output is not built yet \
-                     in this version of arm_ik; run with sim:=true for virtual servos"
-                ),
-            )),
-            (false, None) => Err(bad(
+        if self.sim {
+            return Ok(non_empty(&self.servo_config).map(|path| {
+                format!("servo_config '{path}' is ignored because sim is true (virtual servos)")
+            }));
+        }
+        if non_empty(&self.servo_config).is_none() {
+            return Err(bad(
                 "sim",
-                "false needs servo_config for the hardware, and hardware output is not \
-                 built yet in this version of arm_ik; run with sim:=true for virtual servos",
+                "false needs servo_config, the servo calibration file \
+                 (e.g. share/arm_ik/config/servos_pwm.yaml); run with sim:=true for virtual servos",
+            ));
+        }
+        if non_empty(&self.port).is_none() {
+            return Err(bad(
+                "port",
+                "is empty; sim:=false needs the serial port of the servos",
+            ));
+        }
+        self.protocol_kind()?;
+        Ok(None)
+    }
+
+    fn protocol_kind(&self) -> Result<OutputKind, NodeError> {
+        match self.protocol.trim() {
+            "pwm_bridge" => Ok(OutputKind::Pwm),
+            "feetech" => Ok(OutputKind::Feetech),
+            other => Err(bad(
+                "protocol",
+                format!("'{other}' is not one of pwm_bridge, feetech"),
             )),
         }
+    }
+
+    /// The servo output: virtual servos resting at `start` when `sim`,
+    /// else the hardware that `servo_config` describes on `port`. The
+    /// calibration is checked against `chain` here, before anything moves;
+    /// the port itself is opened in the background (an adapter plugged in
+    /// later is picked up, and the link state says so meanwhile).
+    pub fn output(&self, chain: &Chain, start: Vec<f64>) -> Result<NodeOutput, NodeError> {
+        self.check_output()?;
+        if self.sim {
+            return Ok(NodeOutput::Virtual(VirtualServo::new(start)));
+        }
+        let cal = Calibration::load(self.servo_config.trim(), chain)
+            .map_err(|e| bad("servo_config", e.to_string()))?;
+        let kind = self.protocol_kind()?;
+        if cal.kind != kind {
+            return Err(bad(
+                "protocol",
+                format!(
+                    "'{}' does not match servo_config '{}', which describes {} servos",
+                    self.protocol.trim(),
+                    self.servo_config.trim(),
+                    match cal.kind {
+                        OutputKind::Pwm => "pwm_bridge",
+                        OutputKind::Feetech => "feetech",
+                    }
+                ),
+            ));
+        }
+        let port = self.port.trim();
+        SerialServo::open(port, cal)
+            .map(|s| NodeOutput::Serial(Box::new(s)))
+            .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))
+    }
+
+    /// The node core these parameters describe, on its output.
+    pub fn node_core(&self, chain: &Chain) -> Result<NodeCore<NodeOutput>, NodeError> {
+        let (solver, common) = self.solver_config()?;
+        let config = self.node_config(chain)?;
+        let start = config
+            .initial
+            .clone()
+            .unwrap_or_else(|| chain.mid_configuration());
+        let output = self.output(chain, start)?;
+        NodeCore::new(chain, solver, common, config, output)
     }
 
     /// The solver and its common options. Chain-independent: per-joint
@@ -381,24 +443,68 @@ mod tests {
     }
 
     #[test]
-    fn hardware_output_is_refused_with_the_reason() {
-        let p = NodeParams {
+    fn hardware_output_settings_are_checked_before_anything_moves() {
+        let chain = Chain::from_urdf_file(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf"),
+            None,
+            None,
+        )
+        .unwrap();
+        let config = |name: &str| format!("{}/config/{name}", env!("CARGO_MANIFEST_DIR"));
+        let err = |p: NodeParams| match p.output(&chain, chain.mid_configuration()) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted {p:?}"),
+        };
+        let hw = NodeParams {
             sim: false,
-            servo_config: "servos.yaml".into(),
+            servo_config: config("servos_pwm.yaml"),
+            port: "/nonexistent/arm_ik-test-port".into(),
             ..NodeParams::default()
         };
-        let e = p.check_output().unwrap_err().to_string();
-        assert!(e.contains("hardware output is not built yet"), "{e}");
-        let p = NodeParams {
-            sim: false,
-            ..NodeParams::default()
+        let e = err(NodeParams {
+            servo_config: String::new(),
+            ..hw.clone()
+        });
+        assert!(e.contains("sim") && e.contains("servo_config"), "{e}");
+        let e = err(NodeParams {
+            protocol: "feetech".into(),
+            ..hw.clone()
+        });
+        assert!(
+            e.contains("does not match") && e.contains("pwm_bridge"),
+            "{e}"
+        );
+        let e = err(NodeParams {
+            protocol: "dynamixel".into(),
+            ..hw.clone()
+        });
+        assert!(e.contains("dynamixel"), "{e}");
+        let e = err(NodeParams {
+            servo_config: config("arm.yaml"),
+            ..hw.clone()
+        });
+        assert!(e.contains("servo_config") && e.contains("arm.yaml"), "{e}");
+        let e = err(NodeParams {
+            port: " ".into(),
+            ..hw.clone()
+        });
+        assert!(e.contains("port"), "{e}");
+        // A port that is not there (yet) is not an error at start: the link
+        // keeps trying and says so.
+        let NodeOutput::Serial(s) = hw.output(&chain, vec![0.0; 5]).unwrap() else {
+            panic!("sim false gave virtual servos");
         };
-        assert!(p.check_output().is_err());
+        let st = s.close();
+        assert_eq!(st.connects, 0);
         let p = NodeParams {
             servo_config: "servos.yaml".into(),
             ..NodeParams::default()
         };
         assert!(p.check_output().unwrap().unwrap().contains("ignored"));
+        assert!(matches!(
+            p.output(&chain, vec![0.0; 5]).unwrap(),
+            NodeOutput::Virtual(_)
+        ));
     }
 
     #[test]

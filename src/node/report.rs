@@ -65,6 +65,13 @@ impl HealthMonitor {
                 raise(Level::Warn, m, &mut why);
             }
         }
+        if !status.link_ok {
+            raise(
+                Level::Error,
+                format!("servo link: {}", status.link),
+                &mut why,
+            );
+        }
         if status.holding {
             raise(
                 Level::Warn,
@@ -192,6 +199,20 @@ mod tests {
         s.ticks = 10;
         s.holding = false;
         assert_eq!(m.check(&s, 50.0).level, Level::Ok);
+    }
+
+    #[test]
+    fn a_lost_servo_link_is_an_error_naming_it() {
+        let mut s = status();
+        s.link_ok = false;
+        s.link = "/dev/ttyUSB0: disconnected (No such file or directory)".into();
+        let h = HealthMonitor::new().check(&s, 50.0);
+        assert_eq!(h.level, Level::Error);
+        assert!(
+            h.message.contains("servo link: /dev/ttyUSB0"),
+            "{}",
+            h.message
+        );
     }
 
     #[test]

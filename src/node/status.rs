@@ -231,6 +231,8 @@ pub struct Status {
     pub solver: &'static str,
     /// The servo link ("virtual" for simulated servos).
     pub link: String,
+    /// False while the servo hardware is not connected or not answering.
+    pub link_ok: bool,
     pub targets: TargetCounters,
     /// The last rejection and what exactly was wrong.
     pub last_rejection: Option<(RejectReason, String)>,
@@ -264,6 +266,7 @@ impl Status {
         Status {
             solver,
             link: String::new(),
+            link_ok: true,
             targets: TargetCounters::default(),
             last_rejection: None,
             last_position_error: 0.0,

@@ -19,6 +19,19 @@ pub trait ServoOutput {
     fn link(&self) -> &str {
         "unknown"
     }
+    /// True when [`feedback`](ServoOutput::feedback) is measured by the
+    /// hardware (bus servos): the node then starts from it once it is
+    /// known and publishes it as the joint state, so RViz shows where the
+    /// arm is, not where it was told to be.
+    fn measured(&self) -> bool {
+        false
+    }
+    /// False while the hardware is unreachable or silent: the node's
+    /// health is an error then, with [`link`](ServoOutput::link) as the
+    /// reason.
+    fn link_ok(&self) -> bool {
+        true
+    }
 }
 
 /// Simulated hobby servos: each follows its command with a first-order lag

@@ -427,6 +427,31 @@ mod tests {
         assert_eq!(c.joints[0].command(0.0), Some(2048));
     }
 
+    #[test]
+    fn pwm_example_maps_the_arm_inside_the_firmware_range() {
+        let c = Calibration::load(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos_pwm.yaml"),
+            &chain(),
+        )
+        .unwrap();
+        assert_eq!(c.kind, OutputKind::Pwm);
+        let outputs: Vec<u16> = c.joints.iter().map(|j| j.output).collect();
+        assert_eq!(outputs, [0, 1, 2, 3, 4]);
+        for j in &c.joints {
+            // The firmware's own absolute range is 500..2500 µs: a file
+            // beyond it would be clamped there, silently off the mapping.
+            assert!(
+                j.min >= 500 && j.max <= 2500,
+                "{}: {}..{}",
+                j.joint,
+                j.min,
+                j.max
+            );
+            assert_eq!(j.command(0.0), Some(j.zero.round() as i32));
+        }
+        assert_eq!(c.link.watchdog_ms, 500);
+    }
+
     fn check_err(edit: impl FnOnce(&mut CalibrationFile)) -> CalibrationError {
         let mut f = file();
         edit(&mut f);

@@ -3,7 +3,7 @@
 
 use super::bridge::BridgeSession;
 use super::calibration::{Calibration, OutputKind};
-use super::link::{Link, LinkStatus, Session};
+use super::link::{Link, LinkState, LinkStatus, Session};
 use crate::node::ServoOutput;
 
 /// Servos on a serial port: the firmware bridge or a Feetech bus, as the
@@ -16,6 +16,7 @@ pub struct SerialServo {
     /// whole rather than sending made-up values for the NaN joints.
     started: bool,
     text: String,
+    ok: bool,
 }
 
 /// The protocol session for a calibration's kind.
@@ -37,6 +38,7 @@ impl SerialServo {
             cal,
             link,
             started: false,
+            ok: false,
         })
     }
 
@@ -69,7 +71,9 @@ impl ServoOutput for SerialServo {
             self.started = true;
             self.link.send(&self.commands);
         }
-        self.text = self.link.status().describe();
+        let st = self.link.status();
+        self.ok = st.state == LinkState::Connected;
+        self.text = st.describe();
     }
 
     fn feedback(&self) -> Option<Vec<f64>> {
@@ -78,5 +82,13 @@ impl ServoOutput for SerialServo {
 
     fn link(&self) -> &str {
         &self.text
+    }
+
+    fn measured(&self) -> bool {
+        self.cal.kind == OutputKind::Feetech
+    }
+
+    fn link_ok(&self) -> bool {
+        self.ok
     }
 }
