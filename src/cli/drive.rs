@@ -185,11 +185,8 @@ fn stream(
     }
     if !ok {
         bail!(
-            "{}{}",
-            last.describe(),
-            fin.last_error
-                .map(|e| format!(" (last error: {e})"))
-                .unwrap_or_default()
+            "the servos were not reachable at the end: {}",
+            last.describe()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -22,6 +22,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!(
             "no serial ports found (plug the adapter in; a USB one shows as /dev/ttyUSB* or /dev/ttyACM*)"
         );
+    } else {
+        println!("{:<20} {:<10} {:<10} device", "port", "type", "usb id");
     }
     for p in &ports {
         let usb = p.usb_id.as_deref().unwrap_or("-");

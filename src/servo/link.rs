@@ -354,7 +354,13 @@ fn open_port(path: &str, baud: u32) -> Result<Box<dyn SerialPort>, SessionError>
     serialport::new(path, baud)
         .timeout(Duration::from_millis(50))
         .open()
-        .map_err(SessionError::from)
+        .map_err(|e| {
+            let io: std::io::Error = e.into();
+            SessionError::Io(std::io::Error::new(
+                io.kind(),
+                format!("cannot open {path}: {io}"),
+            ))
+        })
 }
 
 impl Link {
