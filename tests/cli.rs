@@ -494,3 +494,90 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
         stderr(&out)
     );
 }
+
+#[test]
+fn drive_without_a_port_maps_and_clamps_on_virtual_servos() {
+    let chain = Chain::from_urdf_file("urdf/arm.urdf", None, None).unwrap();
+    let cal = arm_ik::servo::calibration::Calibration::load("config/servos_pwm.yaml", &chain)
+        .unwrap();
+    // elbow beyond its URDF limit, wrist_pitch mapped beyond its servo range.
+    let asked = [0.1, -0.2, -3.0, 1.55, 0.0];
+    let out = arm_ik(&[
+        "drive",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--joints",
+        "0.1,-0.2,-3.0,1.55,0",
+        "--hold",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    for (k, m) in cal.joints.iter().enumerate() {
+        let c = v["commands"][k].as_i64().unwrap() as i32;
+        assert_eq!(Some(c), m.command(asked[k]), "{}", m.joint);
+        assert!((m.min..=m.max).contains(&c));
+        // The virtual servos got there (within a servo unit).
+        let reached = v["reached"][k].as_f64().unwrap();
+        assert!((reached - m.angle(c)).abs() * m.scale < 1.0, "{}", m.joint);
+    }
+    assert_eq!(v["commands"][2].as_i64(), Some(i64::from(cal.joints[2].min)));
+    assert_eq!(v["commands"][3].as_i64(), Some(i64::from(cal.joints[3].max)));
+    let e = stderr(&out);
+    assert!(e.contains("elbow") && e.contains("wrist_pitch"), "{e}");
+}
+
+#[test]
+fn drive_names_what_is_wrong() {
+    let run = |joints: &str, config: &str| {
+        arm_ik(&["drive", "--config", config, "--joints", joints, "--hold", "0"])
+    };
+    let out = run("0,0,0,0", "config/servos_pwm.yaml");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("4 values for 5 joints"), "{}", stderr(&out));
+    let out = run("0,0,nan,0,0", "config/servos_pwm.yaml");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--joints"), "{}", stderr(&out));
+    let out = run("0,0,0,0,0", "config/arm.yaml");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("config/arm.yaml"), "{}", stderr(&out));
+}
+
+#[test]
+fn drive_on_a_missing_port_fails_with_the_port_named() {
+    let out = arm_ik(&[
+        "drive",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--port",
+        "/dev/arm_ik-no-such-port",
+        "--joints",
+        "0,0,0,0,0",
+        "--hold",
+        "0.5",
+    ]);
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("cannot open /dev/arm_ik-no-such-port") && e.contains("not reachable"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ports_lists_or_says_there_are_none() {
+    let out = arm_ik(&["ports"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("port ") || text.starts_with("no serial ports found"),
+        "{text}"
+    );
+    let out = arm_ik(&["ports", "--json"]);
+    assert!(out.status.success());
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        assert!(v["path"].as_str().unwrap().starts_with("/dev/"));
+    }
+}
