@@ -498,8 +498,8 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
 #[test]
 fn drive_without_a_port_maps_and_clamps_on_virtual_servos() {
     let chain = Chain::from_urdf_file("urdf/arm.urdf", None, None).unwrap();
-    let cal = arm_ik::servo::calibration::Calibration::load("config/servos_pwm.yaml", &chain)
-        .unwrap();
+    let cal =
+        arm_ik::servo::calibration::Calibration::load("config/servos_pwm.yaml", &chain).unwrap();
     // elbow beyond its URDF limit, wrist_pitch mapped beyond its servo range.
     let asked = [0.1, -0.2, -3.0, 1.55, 0.0];
     let out = arm_ik(&[
@@ -522,8 +522,14 @@ fn drive_without_a_port_maps_and_clamps_on_virtual_servos() {
         let reached = v["reached"][k].as_f64().unwrap();
         assert!((reached - m.angle(c)).abs() * m.scale < 1.0, "{}", m.joint);
     }
-    assert_eq!(v["commands"][2].as_i64(), Some(i64::from(cal.joints[2].min)));
-    assert_eq!(v["commands"][3].as_i64(), Some(i64::from(cal.joints[3].max)));
+    assert_eq!(
+        v["commands"][2].as_i64(),
+        Some(i64::from(cal.joints[2].min))
+    );
+    assert_eq!(
+        v["commands"][3].as_i64(),
+        Some(i64::from(cal.joints[3].max))
+    );
     let e = stderr(&out);
     assert!(e.contains("elbow") && e.contains("wrist_pitch"), "{e}");
 }
@@ -531,11 +537,17 @@ fn drive_without_a_port_maps_and_clamps_on_virtual_servos() {
 #[test]
 fn drive_names_what_is_wrong() {
     let run = |joints: &str, config: &str| {
-        arm_ik(&["drive", "--config", config, "--joints", joints, "--hold", "0"])
+        arm_ik(&[
+            "drive", "--config", config, "--joints", joints, "--hold", "0",
+        ])
     };
     let out = run("0,0,0,0", "config/servos_pwm.yaml");
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("4 values for 5 joints"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("4 values for 5 joints"),
+        "{}",
+        stderr(&out)
+    );
     let out = run("0,0,nan,0,0", "config/servos_pwm.yaml");
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--joints"), "{}", stderr(&out));

@@ -346,3 +346,71 @@ fn virtual_servos_are_the_default_and_start_from_their_feedback() {
     let js = run(&mut n, 0, 1).pop().unwrap();
     assert_eq!(js.position, start, "started away from the servos' pose");
 }
+
+/// Servos that measure their position (bus servos), reached through a
+/// shared cell the test sets: `None` until "connected".
+struct MeasuringServos {
+    present: Arc<Mutex<Option<Vec<f64>>>>,
+    commands: Arc<Mutex<Vec<Vec<f64>>>>,
+}
+
+impl ServoOutput for MeasuringServos {
+    fn command(&mut self, positions: &[f64], _t: f64) {
+        self.commands.lock().unwrap().push(positions.to_vec());
+    }
+    fn feedback(&self) -> Option<Vec<f64>> {
+        self.present.lock().unwrap().clone()
+    }
+    fn measured(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn measured_servos_are_waited_for_and_their_positions_published() {
+    let chain = arm();
+    let present = Arc::new(Mutex::new(None));
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let servos = MeasuringServos {
+        present: present.clone(),
+        commands: commands.clone(),
+    };
+    let core = NodeCore::new(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        NodeConfig::default(),
+        servos,
+    )
+    .unwrap();
+    let mut n = MemoryNode::new(core);
+    let start = chain.mid_configuration();
+    let target = chain.fk(&[0.4, 0.3, -0.6, 0.2, 0.0]).translation.vector;
+    n.push_target(TargetMsg::position([target.x, target.y, target.z]));
+    // Not connected yet: the arm's pose is unknown, so nothing moves.
+    for js in run(&mut n, 0, 10) {
+        assert_eq!(js.position, start);
+    }
+    assert!(commands.lock().unwrap().iter().all(|c| *c == start));
+    // Connected: the node starts from where the servos are, and the joint
+    // states are their measured positions.
+    let at = vec![0.2, -0.1, 0.3, 0.0, 0.1];
+    *present.lock().unwrap() = Some(at.clone());
+    let first = run(&mut n, 10, 1).pop().unwrap();
+    assert_eq!(first.position, at);
+    let sent = commands.lock().unwrap().last().unwrap().clone();
+    let step = sent
+        .iter()
+        .zip(&at)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        step <= 2.0 * DT,
+        "first command jumped {step} rad from the servos"
+    );
+    // Motion toward the target continues from there.
+    run(&mut n, 11, 400);
+    let last = commands.lock().unwrap().last().unwrap().clone();
+    let reached = chain.fk(&last).translation.vector;
+    assert!((reached - target).norm() < 1e-3);
+}

@@ -296,10 +296,14 @@ impl<S: ServoOutput> NodeCore<S> {
                 None => self.started = true,
             }
         }
-        if let Some(p) = self.pending.take() {
-            self.solve(p);
+        // Until the start pose is known, the latest target waits and the
+        // arm is not moved.
+        if self.started {
+            if let Some(p) = self.pending.take() {
+                self.solve(p);
+            }
+            self.motion.step();
         }
-        self.motion.step();
         let q = self.motion.position();
         self.servo.command(q, now);
 
