@@ -52,6 +52,7 @@ pub struct LinkFile {
     pub watchdog_ms: Option<u16>,
     pub watchdog: Option<WatchdogMode>,
     pub startup_speed: Option<f64>,
+    pub command_timeout_ms: Option<u64>,
 }
 
 /// Checked link settings.
@@ -70,6 +71,11 @@ pub struct LinkSettings {
     /// Joint speed (rad/s or m/s) of the move from where bus servos are at
     /// connection to the first command.
     pub startup_speed: f64,
+    /// The host-side watchdog: when the caller (the node) has sent no
+    /// commands for this long, the link stops writing to the port, so a
+    /// hung solver or node cannot keep the arm streaming a stale pose: the
+    /// firmware's own watchdog then holds or relaxes; bus servos hold.
+    pub command_timeout: Duration,
     /// Reconnection back-off: first wait and cap.
     pub backoff_min: Duration,
     pub backoff_max: Duration,
@@ -110,7 +116,15 @@ impl LinkFile {
                 format!("{startup_speed} is not a positive speed"),
             ));
         }
+        let command_ms = self.command_timeout_ms.unwrap_or(500);
+        if command_ms == 0 || command_ms > 60_000 {
+            return Err((
+                "command_timeout_ms",
+                format!("{command_ms} is not in 1..=60000 ms"),
+            ));
+        }
         Ok(LinkSettings {
+            command_timeout: Duration::from_millis(command_ms),
             baud,
             rate_hz,
             reply_timeout: Duration::from_millis(reply_ms),
@@ -209,6 +223,9 @@ pub struct LinkStatus {
     pub last_error: Option<String>,
     /// The start-up move from the servos' positions is under way.
     pub ramping: bool,
+    /// No commands from the caller for the command timeout: nothing is
+    /// written until they come again.
+    pub paused: bool,
     /// The commands of the last frame (servo units).
     pub output: Option<Vec<i32>>,
     /// Present positions of the servos (servo units), when they report them.
@@ -227,6 +244,10 @@ impl LinkStatus {
     pub fn describe(&self) -> String {
         match &self.state {
             LinkState::Connecting => format!("connecting to {}", self.port),
+            LinkState::Connected if self.paused => format!(
+                "{}: connected, paused: no new commands (the firmware watchdog takes over)",
+                self.port
+            ),
             LinkState::Connected if self.ramping => {
                 format!(
                     "{}: connected, moving slowly to the first command",
@@ -325,6 +346,8 @@ impl Ramp {
 
 struct Slot {
     target: Option<Vec<i32>>,
+    /// When the caller last sent commands.
+    sent_at: Option<Instant>,
     status: LinkStatus,
     stop: bool,
 }
@@ -375,6 +398,7 @@ impl Link {
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot {
                 target: None,
+                sent_at: None,
                 status: LinkStatus {
                     port: port.to_string(),
                     ..LinkStatus::default()
@@ -404,6 +428,7 @@ impl Link {
     /// waits on I/O.
     pub fn send(&self, commands: &[i32]) {
         let mut s = self.shared.lock();
+        s.sent_at = Some(Instant::now());
         match &mut s.target {
             Some(t) if t.len() == commands.len() => t.copy_from_slice(commands),
             t => *t = Some(commands.to_vec()),
@@ -517,10 +542,27 @@ impl Worker {
                 }
                 continue;
             };
-            let target = self.shared.lock().target.clone();
+            let (target, sent_at) = {
+                let s = self.shared.lock();
+                (s.target.clone(), s.sent_at)
+            };
+            let stale =
+                sent_at.is_some_and(|t| now.duration_since(t) > self.settings.command_timeout);
+            if stale {
+                // Write nothing, not even a heartbeat: the firmware's
+                // watchdog must see the silence.
+                let mut s = self.shared.lock();
+                s.status.paused = true;
+                next += period;
+                if next < now {
+                    next = now + period;
+                }
+                continue;
+            }
             let output = self.ramp.step(target.as_deref(), period.as_secs_f64());
             let result = self.session.tick(io.as_mut(), output.as_deref(), now);
             let mut s = self.shared.lock();
+            s.status.paused = false;
             match result {
                 Ok(t) => {
                     s.status.frames_sent += t.frames_sent;
@@ -637,6 +679,14 @@ mod tests {
         assert_eq!(
             f.resolve(OutputKind::Feetech).unwrap_err().0,
             "reply_timeout_ms"
+        );
+        let f = LinkFile {
+            command_timeout_ms: Some(0),
+            ..LinkFile::default()
+        };
+        assert_eq!(
+            f.resolve(OutputKind::Pwm).unwrap_err().0,
+            "command_timeout_ms"
         );
         let f = LinkFile {
             startup_speed: Some(f64::NAN),
