@@ -1,32 +1,332 @@
-//! Feetech STS/SCS bus session (placeholder until the bus driver lands).
+//! The link session for Feetech STS bus servos (STS3215): checks every
+//! servo of the calibration is on the bus, makes switching the torque on
+//! harmless, then streams goal positions and reads present positions back.
+//!
+//! Packets come from the pure codec in [`super::feetech`]; this file only
+//! decides what to send when and what the replies mean. Positions are
+//! servo ticks throughout (the calibration maps them to radians).
+//!
+//! Per tick: one broadcast SYNC WRITE of all goal positions (no reply, so
+//! it costs no bus time waiting), then one SYNC READ of the present
+//! positions, each servo answering with its own status packet in list
+//! order. Replies are collected for a few milliseconds at most; whatever
+//! arrives later is taken at the next tick, so a slow USB adapter delays
+//! feedback by one period instead of stalling the link.
 
 use super::calibration::Calibration;
+use super::feetech::{self, Endian, ServoFlags, Status, StatusReader, reg};
 use super::link::{LinkSettings, LinkStatus, Session, SessionError, TickOutcome};
 use serialport::SerialPort;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-pub struct FeetechSession;
+/// Model number of the STS3215 (register 3), the servo of the SO-100 and
+/// SO-101 arms and the only model this session is written for.
+pub const STS3215: u16 = 777;
+
+/// STS servos send two-byte values little-endian.
+const ENDIAN: Endian = Endian::Little;
+
+/// Longest the link thread waits in one tick for the present positions it
+/// just asked for; the rest is taken at the next tick.
+const COLLECT: Duration = Duration::from_millis(3);
+
+/// Feetech bus session: servo ids from the calibration (`output`), chain
+/// order.
+pub struct FeetechSession {
+    ids: Vec<u8>,
+    reply_timeout: Duration,
+    collect: Duration,
+    torque_off_on_close: bool,
+    reader: StatusReader,
+    /// Status packets dropped for a bad length or checksum.
+    bad: u64,
+    /// Last present position per servo (ticks).
+    present: Vec<i32>,
+    /// When each servo last answered: the bus is only as alive as its
+    /// quietest servo.
+    seen: Vec<Option<Instant>>,
+    /// Error flags of each servo's last status packet.
+    flags: Vec<ServoFlags>,
+    /// Servos asked for their position by the last SYNC READ that have not
+    /// answered yet.
+    awaiting: Vec<bool>,
+}
 
 impl FeetechSession {
-    pub fn new(_cal: &Calibration, _settings: &LinkSettings) -> FeetechSession {
-        FeetechSession
+    pub fn new(cal: &Calibration, settings: &LinkSettings) -> FeetechSession {
+        let n = cal.joints.len();
+        FeetechSession {
+            // The calibration checked every output is a valid servo id.
+            ids: cal.joints.iter().map(|j| j.output as u8).collect(),
+            reply_timeout: settings.reply_timeout,
+            // A quarter period at most, so the link keeps its rate.
+            collect: COLLECT.min(Duration::from_secs_f64(0.25 / settings.rate_hz)),
+            torque_off_on_close: settings.torque_off_on_close,
+            reader: Self::new_reader(),
+            bad: 0,
+            present: vec![0; n],
+            seen: vec![None; n],
+            flags: vec![ServoFlags::default(); n],
+            awaiting: vec![false; n],
+        }
+    }
+
+    /// Replies are at most a two-byte read (LEN 4) or a model number read:
+    /// a corrupted large length byte is then rejected at once instead of
+    /// swallowing the packets after it.
+    fn new_reader() -> StatusReader {
+        StatusReader::new().with_max_len(4)
+    }
+
+    fn write(
+        io: &mut dyn SerialPort,
+        packet: Result<Vec<u8>, feetech::EncodeError>,
+    ) -> Result<(), SessionError> {
+        // The ids were checked by the calibration, so encoding cannot fail;
+        // if it ever did, say so rather than panic in the link thread.
+        let bytes = packet.map_err(|e| SessionError::Device(format!("cannot encode: {e}")))?;
+        io.write_all(&bytes).map_err(SessionError::Io)
+    }
+
+    /// Moves what the port has now into the decoder, without waiting.
+    fn poll(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        let n = io.bytes_to_read().map_err(SessionError::from)? as usize;
+        if n > 0 {
+            let mut buf = vec![0u8; n];
+            let got = io.read(&mut buf).map_err(SessionError::Io)?;
+            self.reader.push(&buf[..got]);
+        }
+        Ok(())
+    }
+
+    /// The next decoded status packet of one of our servos, with its index;
+    /// corrupt packets are counted and skipped, packets of other ids
+    /// (another device on the bus) ignored.
+    fn next_status(&mut self, now: Instant) -> Option<(usize, Status)> {
+        while let Some(r) = self.reader.next_status() {
+            let Ok(s) = r else {
+                self.bad += 1;
+                continue;
+            };
+            if let Some(k) = self.ids.iter().position(|&id| id == s.id) {
+                self.seen[k] = Some(now);
+                self.flags[k] = s.flags;
+                return Some((k, s));
+            }
+        }
+        None
+    }
+
+    /// Sends one instruction to servo `ids[k]` and waits, at most the reply
+    /// timeout, for its status packet: used only while opening, when the
+    /// link has nothing else to do.
+    fn request(
+        &mut self,
+        io: &mut dyn SerialPort,
+        k: usize,
+        packet: Result<Vec<u8>, feetech::EncodeError>,
+        what: &str,
+    ) -> Result<Status, SessionError> {
+        let id = self.ids[k];
+        Self::write(io, packet)?;
+        let deadline = Instant::now() + self.reply_timeout;
+        loop {
+            while let Some((j, s)) = self.next_status(Instant::now()) {
+                if j == k {
+                    return Ok(s);
+                }
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(SessionError::NoReply(format!(
+                    "no reply from servo id {id} on the bus ({what}, waited {} ms)",
+                    self.reply_timeout.as_millis()
+                )));
+            }
+            self.poll(io)?;
+            if self.reader.pending() < 6 {
+                std::thread::sleep(Duration::from_millis(1).min(deadline - now));
+            }
+        }
+    }
+
+    /// READ of a two-byte register of servo `ids[k]`.
+    fn read_word(
+        &mut self,
+        io: &mut dyn SerialPort,
+        k: usize,
+        addr: u8,
+        what: &str,
+    ) -> Result<u16, SessionError> {
+        let id = self.ids[k];
+        let s = self.request(io, k, feetech::read(id, addr, 2), what)?;
+        let d = s
+            .data(2)
+            .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
+        Ok(ENDIAN.read_word([d[0], d[1]]))
+    }
+
+    /// WRITE to servo `ids[k]`, waiting for its acknowledgement so that
+    /// torque is never switched on before the goal is known to be set.
+    fn write_acked(
+        &mut self,
+        io: &mut dyn SerialPort,
+        k: usize,
+        addr: u8,
+        data: &[u8],
+        what: &str,
+    ) -> Result<(), SessionError> {
+        let id = self.ids[k];
+        self.request(io, k, feetech::write(id, addr, data), what)?;
+        Ok(())
+    }
+
+    /// Takes every complete reply received so far; true when any present
+    /// position came in.
+    fn take_replies(&mut self, now: Instant) -> bool {
+        let mut got = false;
+        while let Some((k, s)) = self.next_status(now) {
+            if let Some(p) = s.word(0, ENDIAN).filter(|_| s.params.len() == 2) {
+                self.present[k] = i32::from(p);
+                self.awaiting[k] = false;
+                got = true;
+            }
+        }
+        got
     }
 }
 
 impl Session for FeetechSession {
-    fn open(&mut self, _io: &mut dyn SerialPort) -> Result<Option<Vec<i32>>, SessionError> {
-        Err(SessionError::Device("feetech bus not built yet".into()))
+    /// Finds every servo and makes switching the torque on harmless:
+    /// 1. PING each id: a missing servo fails the connection with its id
+    ///    named, before anything is written, so nothing moves;
+    /// 2. READ the model number: anything but an STS3215 is refused, because
+    ///    a different model may count positions differently (another
+    ///    resolution, or big-endian like the SCS series) and would be driven
+    ///    somewhere unintended;
+    /// 3. READ the present positions;
+    /// 4. WRITE goal = present, then torque enable = 1, each acknowledged:
+    ///    the servo already holds the goal when it starts to drive, so it
+    ///    does not jump to a goal left over from before.
+    ///
+    /// Returns the present positions, from which the link moves slowly to
+    /// the first command.
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<Option<Vec<i32>>, SessionError> {
+        io.clear(serialport::ClearBuffer::Input)
+            .map_err(SessionError::from)?;
+        self.reader = Self::new_reader();
+        let n = self.ids.len();
+        self.seen = vec![None; n];
+        self.flags = vec![ServoFlags::default(); n];
+        self.awaiting = vec![false; n];
+        for k in 0..n {
+            self.request(io, k, feetech::ping(self.ids[k]), "PING")?;
+        }
+        for k in 0..n {
+            let model = self.read_word(io, k, reg::MODEL_NUMBER, "model number")?;
+            if model != STS3215 {
+                return Err(SessionError::Device(format!(
+                    "servo id {} is model {model}, not an STS3215 ({STS3215}); \
+                     refusing to drive it with STS3215 position units",
+                    self.ids[k]
+                )));
+            }
+        }
+        for k in 0..n {
+            let p = self.read_word(io, k, reg::PRESENT_POSITION, "present position")?;
+            self.present[k] = i32::from(p);
+        }
+        for k in 0..n {
+            let goal = ENDIAN.word(self.present[k].clamp(0, 0xFFFF) as u16);
+            self.write_acked(io, k, reg::GOAL_POSITION, &goal, "goal = present position")?;
+            self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
+        }
+        Ok(Some(self.present.clone()))
     }
+
+    /// Writes the goals (if any) in one SYNC WRITE and asks for the present
+    /// positions with one SYNC READ, keeping what answers within a few
+    /// milliseconds. Without commands (none yet) it still reads, so the
+    /// caller gets feedback before it moves anything.
     fn tick(
         &mut self,
-        _io: &mut dyn SerialPort,
-        _commands: Option<&[i32]>,
-        _now: Instant,
+        io: &mut dyn SerialPort,
+        commands: Option<&[i32]>,
+        now: Instant,
     ) -> Result<TickOutcome, SessionError> {
-        Err(SessionError::Device("feetech bus not built yet".into()))
+        let mut out = TickOutcome::default();
+        // Late replies to the previous tick's read.
+        self.poll(io)?;
+        let mut got = self.take_replies(now);
+        if let Some(c) = commands {
+            let goals: Vec<(u8, u16)> = self
+                .ids
+                .iter()
+                .zip(c)
+                .map(|(&id, &t)| (id, t.clamp(0, 0xFFFF) as u16))
+                .collect();
+            Self::write(io, feetech::sync_write_goal_positions(&goals, ENDIAN))?;
+            out.frames_sent += 1;
+        }
+        Self::write(io, feetech::sync_read(reg::PRESENT_POSITION, 2, &self.ids))?;
+        self.awaiting.fill(true);
+        let deadline = Instant::now() + self.collect;
+        loop {
+            self.poll(io)?;
+            got |= self.take_replies(Instant::now());
+            let t = Instant::now();
+            if !self.awaiting.contains(&true) || t >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(500).min(deadline - t));
+        }
+        if got {
+            out.present = Some(self.present.clone());
+        }
+        Ok(out)
     }
+
+    /// The oldest of the servos' last replies: one servo gone quiet makes
+    /// the link [`Silent`](super::link::LinkState::Silent), and
+    /// [`report`](Session::report) names it.
     fn last_reply(&self) -> Option<Instant> {
-        None
+        self.seen.iter().copied().min().flatten()
     }
-    fn report(&self, _status: &mut LinkStatus) {}
+
+    /// Names each servo that has not answered for the reply timeout and
+    /// each servo reporting an error flag (overload, overheat, voltage...).
+    fn report(&self, status: &mut LinkStatus) {
+        let now = Instant::now();
+        status.servo_errors.clear();
+        for (k, &id) in self.ids.iter().enumerate() {
+            if let Some(t) = self.seen[k] {
+                let quiet = now.duration_since(t);
+                if quiet >= self.reply_timeout {
+                    status.servo_errors.push(format!(
+                        "servo id {id}: no reply for {} ms",
+                        quiet.as_millis()
+                    ));
+                }
+            }
+            if !self.flags[k].is_ok() {
+                status.servo_errors.push(format!(
+                    "servo id {id}: {}",
+                    self.flags[k].names().join(", ")
+                ));
+            }
+        }
+        status.reply_garbage = self.reader.skipped() + self.bad;
+    }
+
+    /// Leaves the torque on, so the arm holds its last pose instead of
+    /// falling, unless `link.torque_off_on_close` asks for a limp arm: then
+    /// one SYNC WRITE switches off the calibration's servos (no reply to
+    /// wait for; another servo on the bus, e.g. a gripper, is left alone).
+    fn close(&mut self, io: &mut dyn SerialPort) {
+        if self.torque_off_on_close {
+            let blocks: Vec<(u8, &[u8])> = self.ids.iter().map(|&id| (id, &[0u8][..])).collect();
+            let _ = Self::write(io, feetech::sync_write(reg::TORQUE_ENABLE, 1, &blocks));
+            let _ = io.flush();
+        }
+    }
 }

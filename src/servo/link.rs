@@ -53,6 +53,7 @@ pub struct LinkFile {
     pub watchdog: Option<WatchdogMode>,
     pub startup_speed: Option<f64>,
     pub command_timeout_ms: Option<u64>,
+    pub torque_off_on_close: Option<bool>,
 }
 
 /// Checked link settings.
@@ -76,6 +77,10 @@ pub struct LinkSettings {
     /// hung solver or node cannot keep the arm streaming a stale pose: the
     /// firmware's own watchdog then holds or relaxes; bus servos hold.
     pub command_timeout: Duration,
+    /// Bus servos: switch the torque off when the link is closed. Off by
+    /// default, because a limp arm falls: the servos keep holding their
+    /// last goal unless the file asks for this.
+    pub torque_off_on_close: bool,
     /// Reconnection back-off: first wait and cap.
     pub backoff_min: Duration,
     pub backoff_max: Duration,
@@ -131,6 +136,7 @@ impl LinkFile {
             watchdog_ms: self.watchdog_ms.unwrap_or(500),
             watchdog: self.watchdog.unwrap_or_default(),
             startup_speed,
+            torque_off_on_close: self.torque_off_on_close.unwrap_or(false),
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(2),
         })
@@ -232,6 +238,10 @@ pub struct LinkStatus {
     pub present: Option<Vec<i32>>,
     /// The firmware bridge's last status reply.
     pub firmware: Option<FirmwareStatus>,
+    /// Problems of individual bus servos, one line each naming the servo
+    /// ("servo id 3: no reply for 250 ms", "servo id 2: overload"); empty
+    /// when all is well.
+    pub servo_errors: Vec<String>,
     /// Reply bytes that were not valid frames or packets.
     pub reply_garbage: u64,
     /// Frames the hardware did not receive, when it can tell (the firmware
@@ -242,6 +252,15 @@ pub struct LinkStatus {
 impl LinkStatus {
     /// One line for logs and diagnostics.
     pub fn describe(&self) -> String {
+        let line = self.describe_state();
+        if self.servo_errors.is_empty() || matches!(self.state, LinkState::Closed) {
+            line
+        } else {
+            format!("{line}; {}", self.servo_errors.join("; "))
+        }
+    }
+
+    fn describe_state(&self) -> String {
         match &self.state {
             LinkState::Connecting => format!("connecting to {}", self.port),
             LinkState::Connected if self.paused => format!(
