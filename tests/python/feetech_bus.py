@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""A simulated Feetech STS bus on a pty: N STS3215 servos behind one port.
+
+Written from the protocol facts (shared/notes/servo-protocols.md), with no
+code from arm_ik, so that the tests in tests/feetech_bus.rs check our driver
+against an independent reading of the protocol; tests/feetech_sdk.rs checks
+this simulator against the vendor SDK in turn.
+
+Each servo has a 256-byte register table: model number 777 (STS3215) at 3,
+its id at 5, torque enable at 40, goal position at 42, present position at
+56 (two-byte values little-endian). While its torque is on, a servo moves
+its present position toward the goal at --speed ticks/s; with the torque
+off it stays where it is.
+
+Instructions answered: PING, READ, WRITE, SYNC WRITE (no reply), SYNC READ
+(each listed servo replies with its own status packet, in list order).
+Packets with a bad checksum are dropped without a reply, as a servo does.
+A broadcast (id 0xFE) gets no reply, except PING, which every servo answers
+in id order. ID and baud-rate changes are not simulated (those registers
+are read-only here), nor is REG WRITE / ACTION.
+
+Prints `PTY <path>` first (stdout, flushed), then runs until killed. The
+slave end stays open inside the simulator, so the host may close and reopen
+the port. Every goal position write is logged to --log as a JSON line
+{"t", "id", "goal", "present", "via"}; torque writes as {"t", "id",
+"torque"}; a servo going silent as {"t", "id", "event": "silent"}.
+
+Fault modes:
+  --silent ID        the servo never answers and ignores everything
+                     (repeatable); with --silent-after-goals N it works
+                     normally until it has received N goal writes;
+  --flags ID:BITS    the servo's status packets carry this error byte;
+  --model ID:N       the servo reports model number N;
+  --garbage          random bytes and a status packet with a bad checksum
+                     (and a wrong position) go out before every reply.
+"""
+import argparse
+import json
+import os
+import random
+import select
+import sys
+import time
+import tty
+
+BROADCAST = 0xFE
+PING, READ, WRITE, SYNC_READ, SYNC_WRITE = 0x01, 0x02, 0x03, 0x82, 0x83
+MODEL, ID, TORQUE, GOAL, PRESENT, MOVING = 3, 5, 40, 42, 56, 66
+# Registers a WRITE may change: the RAM control block from torque enable
+# up to the lock flag (40..55), plus the EEPROM position limits and mode.
+WRITABLE = set(range(9, 13)) | {31, 32, 33} | set(range(40, 56))
+
+
+def checksum(body):
+    return (~sum(body)) & 0xFF
+
+
+def packet(ident, code, params=b""):
+    body = bytes([ident, len(params) + 2, code]) + bytes(params)
+    return b"\xff\xff" + body + bytes([checksum(body)])
+
+
+class Servo:
+    def __init__(self, ident, present, model):
+        self.id = ident
+        self.table = bytearray(256)
+        self.set_word(MODEL, model)
+        self.table[ID] = ident
+        self.set_word(9, 0)
+        self.set_word(11, 4095)
+        self.table[62] = 120  # 12.0 V
+        self.table[63] = 30  # 30 degrees C
+        self.set_word(PRESENT, present)
+        self.set_word(GOAL, present)
+        self.position = float(present)
+        self.flags = 0
+        self.silent = False
+        self.silent_after = None
+        self.goals = 0
+
+    def word(self, addr):
+        return self.table[addr] | (self.table[addr + 1] << 8)
+
+    def set_word(self, addr, value):
+        self.table[addr] = value & 0xFF
+        self.table[addr + 1] = (value >> 8) & 0xFF
+
+    def move(self, dt, speed):
+        if not self.table[TORQUE]:
+            self.table[MOVING] = 0
+            return
+        goal = self.word(GOAL)
+        step = speed * dt
+        delta = goal - self.position
+        self.position = goal if abs(delta) <= step else self.position + step * (1 if delta > 0 else -1)
+        self.set_word(PRESENT, int(round(self.position)))
+        self.table[MOVING] = int(self.word(PRESENT) != goal)
+
+
+class Bus:
+    def __init__(self, args, fd):
+        self.fd = fd
+        self.speed = args.speed
+        self.garbage = args.garbage
+        self.rng = random.Random(1)
+        self.log = open(args.log, "a", buffering=1) if args.log else None
+        presents = args.present
+        if len(presents) == 1:
+            presents = presents * len(args.ids)
+        if len(presents) != len(args.ids):
+            sys.exit("feetech_bus: --present needs one value or one per id")
+        models = dict(args.model)
+        self.servos = {i: Servo(i, p, models.get(i, 777)) for i, p in zip(args.ids, presents)}
+        for i, bits in args.flags:
+            self.servos[i].flags = bits
+        for i in args.silent:
+            if args.silent_after_goals is None:
+                self.servos[i].silent = True
+            else:
+                self.servos[i].silent_after = args.silent_after_goals
+        self.buf = bytearray()
+
+    def record(self, **fields):
+        if self.log:
+            self.log.write(json.dumps(dict(t=time.time(), **fields)) + "\n")
+
+    def live(self, ident):
+        s = self.servos.get(ident)
+        return s if s is not None and not s.silent else None
+
+    def reply(self, servo, params=b""):
+        out = b""
+        if self.garbage:
+            junk = bytes(self.rng.randrange(0, 0xFF) for _ in range(self.rng.randrange(1, 8)))
+            bad = bytearray(packet(servo.id, 0, b"\x00\x00"))
+            bad[-1] ^= 0x5A
+            out += junk + bytes(bad) + b"\xff"
+        out += packet(servo.id, servo.flags, params)
+        os.write(self.fd, out)
+
+    def write(self, servo, addr, data, via):
+        for k, b in enumerate(data):
+            if addr + k in WRITABLE:
+                servo.table[addr + k] = b
+        if addr <= GOAL + 1 and addr + len(data) > GOAL:
+            servo.goals += 1
+            self.record(id=servo.id, goal=servo.word(GOAL), present=servo.word(PRESENT), via=via)
+            if servo.silent_after is not None and servo.goals >= servo.silent_after:
+                servo.silent = True
+                self.record(id=servo.id, event="silent")
+        if addr <= TORQUE < addr + len(data):
+            self.record(id=servo.id, torque=servo.table[TORQUE])
+
+    def handle(self, ident, code, p):
+        if code == PING:
+            targets = sorted(self.servos) if ident == BROADCAST else [ident]
+            for i in targets:
+                s = self.live(i)
+                if s:
+                    self.reply(s)
+        elif code == READ and len(p) == 2:
+            s = self.live(ident)
+            if s and p[0] + p[1] <= 256:
+                self.reply(s, s.table[p[0]:p[0] + p[1]])
+        elif code == WRITE and len(p) >= 2:
+            targets = list(self.servos) if ident == BROADCAST else [ident]
+            for i in targets:
+                s = self.live(i)
+                if s:
+                    self.write(s, p[0], p[1:], "write")
+                    if ident != BROADCAST:
+                        self.reply(s)
+        elif code == SYNC_WRITE and ident == BROADCAST and len(p) >= 2:
+            addr, n = p[0], p[1]
+            blocks = p[2:]
+            if n == 0 or len(blocks) % (n + 1):
+                return
+            for k in range(0, len(blocks), n + 1):
+                s = self.live(blocks[k])
+                if s:
+                    self.write(s, addr, blocks[k + 1:k + 1 + n], "sync_write")
+        elif code == SYNC_READ and ident == BROADCAST and len(p) >= 3:
+            addr, n = p[0], p[1]
+            for i in p[2:]:
+                s = self.live(i)
+                if s and addr + n <= 256:
+                    self.reply(s, s.table[addr:addr + n])
+
+    def feed(self, data):
+        """Splits the byte stream into instruction packets; resynchronises
+        on the next header after anything invalid."""
+        self.buf += data
+        while True:
+            start = self.buf.find(b"\xff\xff")
+            if start < 0:
+                del self.buf[:max(0, len(self.buf) - 1)]
+                return
+            del self.buf[:start]
+            if len(self.buf) < 4:
+                return
+            ident, length = self.buf[2], self.buf[3]
+            if ident == 0xFF or length < 2:
+                del self.buf[:1]
+                continue
+            total = length + 4
+            if len(self.buf) < total:
+                return
+            body = bytes(self.buf[2:total - 1])
+            ok = checksum(body) == self.buf[total - 1]
+            if not ok:
+                del self.buf[:2]
+                continue
+            del self.buf[:total]
+            self.handle(ident, body[2], body[3:])
+
+    def step(self, dt):
+        for s in self.servos.values():
+            s.move(dt, self.speed)
+
+
+def pair(text):
+    a, b = text.split(":")
+    return int(a), int(b)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ids", type=lambda t: [int(x) for x in t.split(",")], default=[1, 2, 3, 4, 5])
+    ap.add_argument("--present", type=lambda t: [int(x) for x in t.split(",")], default=[2048])
+    ap.add_argument("--speed", type=float, default=3000.0, help="ticks per second with torque on")
+    ap.add_argument("--log", help="JSON lines of goal and torque writes")
+    ap.add_argument("--silent", type=int, action="append", default=[])
+    ap.add_argument("--silent-after-goals", type=int)
+    ap.add_argument("--flags", type=pair, action="append", default=[])
+    ap.add_argument("--model", type=pair, action="append", default=[])
+    ap.add_argument("--garbage", action="store_true")
+    args = ap.parse_args()
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    bus = Bus(args, master)
+    print("PTY %s" % os.ttyname(slave), flush=True)
+    last = time.monotonic()
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.002)
+        now = time.monotonic()
+        bus.step(now - last)
+        last = now
+        if ready:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                data = b""
+            if data:
+                bus.feed(data)
+            else:
+                time.sleep(0.002)
+
+
+if __name__ == "__main__":
+    main()

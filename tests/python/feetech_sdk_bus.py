@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Drives the simulated bus (feetech_bus.py) with the Feetech vendor SDK
+(`scservo_sdk`), for tests/feetech_sdk.rs: if the SDK that has driven real
+STS3215 servos for years gets the answers it expects from the simulator,
+the simulator answers like the servos do, and tests/feetech_bus.rs can
+trust it as the peer of arm_ik's driver.
+
+Starts the simulator with ids 1, 2, 3 at 1000, 2000, 3000 ticks and id 9
+silent; prints one JSON object with what the SDK saw: the communication
+result and value of each call, and the simulator's log of goal writes.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import scservo_sdk as scs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    log = os.path.join(tempfile.mkdtemp(prefix="feetech_sdk_bus"), "goals.jsonl")
+    sim = subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "feetech_bus.py"), "--ids", "1,2,3,9",
+         "--present", "1000,2000,3000,500", "--silent", "9", "--speed", "100000", "--log", log],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        line = sim.stdout.readline()
+        if not line.startswith("PTY "):
+            sys.exit("feetech_sdk_bus: the simulator printed %r, not a PTY line" % line)
+        out = run(line.split()[1])
+    finally:
+        sim.kill()
+        sim.wait()
+    with open(log) as f:
+        out["log"] = [json.loads(x) for x in f]
+    print(json.dumps(out))
+
+
+def run(path):
+    port = scs.PortHandler(path)
+    if not port.openPort():
+        sys.exit("feetech_sdk_bus: the SDK cannot open %s" % path)
+    ph = scs.PacketHandler(0)  # STS: little-endian
+    ok = scs.COMM_SUCCESS
+    out = {}
+
+    def record(name, result):
+        """(value..., comm result, servo error) -> {"ok": bool, "value": ..., "error": ...}"""
+        *value, comm, error = result if isinstance(result, tuple) else (result, 0)
+        out[name] = {"ok": comm == ok, "error": error,
+                     "value": value[0] if len(value) == 1 else value}
+
+    for sid in (1, 2, 3, 9):
+        record("ping_%d" % sid, ph.ping(port, sid))
+    for sid in (1, 2, 3):
+        record("present_%d" % sid, ph.read2ByteTxRx(port, sid, 56))
+    record("write_goal_2", ph.write2ByteTxRx(port, 2, 42, 2500))
+    record("torque_2", ph.write1ByteTxRx(port, 2, 40, 1))
+    group = scs.GroupSyncWrite(port, ph, 42, 2)
+    for sid, goal in ((1, 1200), (3, 2800)):
+        group.addParam(sid, [scs.SCS_LOBYTE(goal), scs.SCS_HIBYTE(goal)])
+    record("sync_write", (group.txPacket(), 0))
+    for sid in (1, 3):
+        record("torque_%d" % sid, ph.write1ByteTxRx(port, sid, 40, 1))
+    time.sleep(0.2)  # the servos move at 100000 ticks/s: arrived
+    reader = scs.GroupSyncRead(port, ph, 56, 2)
+    for sid in (1, 2, 3):
+        reader.addParam(sid)
+    result = reader.txRxPacket()
+    out["sync_read"] = {"ok": result == ok,
+                        "value": [reader.getData(sid, 56, 2) for sid in (1, 2, 3)]}
+    for sid in (1, 2, 3):
+        record("goal_%d" % sid, ph.read2ByteTxRx(port, sid, 42))
+    port.closePort()
+    return out
+
+
+if __name__ == "__main__":
+    main()
