@@ -227,9 +227,19 @@ fn simulated_bus_answers_the_vendor_sdk() {
     }
     assert_eq!(r["ping_9"]["ok"], false, "the silent servo answered: {r}");
     for (id, at) in [(1, 1000), (2, 2000), (3, 3000)] {
-        assert_eq!(call(&format!("present_{id}")), at, "present position of {id}");
+        assert_eq!(
+            call(&format!("present_{id}")),
+            at,
+            "present position of {id}"
+        );
     }
-    for name in ["write_goal_2", "torque_1", "torque_2", "torque_3", "sync_write"] {
+    for name in [
+        "write_goal_2",
+        "torque_1",
+        "torque_2",
+        "torque_3",
+        "sync_write",
+    ] {
         call(name);
     }
     // The goals written (one WRITE, one SYNC WRITE) read back and, with the

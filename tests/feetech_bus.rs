@@ -1,0 +1,608 @@
+//! The Feetech bus driver (`FeetechSession` under the link thread, through
+//! `SerialServo`, the node's servo output) against simulated STS3215
+//! servos on a pty: `tests/python/feetech_bus.py`, written from the
+//! protocol notes alone and itself checked against the vendor SDK in
+//! `tests/feetech_sdk.rs`.
+//!
+//! The simulator logs every goal position write it receives, so these tests
+//! assert what the servos would have been told, not what we meant to send.
+//! The port handed to the driver is a symlink to the pty, so a test can
+//! "unplug" the bus (kill the simulator) and "plug in" another one.
+//!
+//! Needs `python3` (standard library only): without it the tests print
+//! SKIP, unless the `CI` environment variable is set, then they fail.
+
+mod common;
+
+use arm_ik::model::Chain;
+use arm_ik::node::ServoOutput;
+use arm_ik::servo::SerialServo;
+use arm_ik::servo::calibration::Calibration;
+use arm_ik::servo::link::{LinkState, LinkStatus};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A scratch folder per test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("arm_ik_feetech_{name}_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// True when python3 runs; otherwise SKIP, or fail under CI.
+fn have_python() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "CI is set but python3 does not run: the Feetech bus tests need it"
+        );
+        println!("SKIP: python3 not found (the simulated Feetech bus needs it)");
+    }
+    ok
+}
+
+/// One simulator process; killed when dropped.
+struct Sim {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Sim {
+    /// Starts `feetech_bus.py` with `args`, logging to `log`, and points
+    /// the symlink `link` at its pty (replacing what it pointed to).
+    fn start(link: &Path, log: &Path, args: &[&str]) -> Sim {
+        let script = common::project_dir().join("tests/python/feetech_bus.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .arg("--log")
+            .arg(log)
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start feetech_bus.py");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let pty = line
+            .strip_prefix("PTY ")
+            .unwrap_or_else(|| panic!("feetech_bus.py printed {line:?}, not PTY <path>"))
+            .trim()
+            .to_string();
+        let tmp = link.with_extension("new");
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&pty, &tmp).unwrap();
+        std::fs::rename(&tmp, link).unwrap();
+        Sim {
+            child,
+            log: log.to_path_buf(),
+        }
+    }
+
+    /// Every line the simulator logged so far.
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The goal positions servo `id` received, in order.
+    fn goals(&self, id: u64) -> Vec<i32> {
+        self.events()
+            .iter()
+            .filter(|e| e["id"] == id && e.get("goal").is_some())
+            .map(|e| e["goal"].as_i64().unwrap() as i32)
+            .collect()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn chain() -> Chain {
+    Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap()
+}
+
+const STARTUP_SPEED: f64 = 2.0;
+
+/// The project's Feetech calibration (config/servos_feetech.yaml) with a
+/// faster start-up move (so the tests take seconds) and a reply timeout
+/// that a busy machine's scheduling cannot trip; `extra` adds link lines.
+fn config_text(extra: &str) -> String {
+    let text =
+        std::fs::read_to_string(common::project_dir().join("config/servos_feetech.yaml")).unwrap();
+    let edited = text
+        .replace(
+            "startup_speed: 0.3",
+            &format!("startup_speed: {STARTUP_SPEED}"),
+        )
+        .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300")
+        .replace("link:\n", &format!("link:\n{extra}"));
+    assert!(edited.contains("startup_speed: 2") && edited.contains("reply_timeout_ms: 300"));
+    edited
+}
+
+fn calibration(extra: &str) -> Calibration {
+    Calibration::from_yaml(&config_text(extra), "test config", &chain()).unwrap()
+}
+
+/// Servo ids in chain order.
+fn ids(cal: &Calibration) -> Vec<u64> {
+    cal.joints.iter().map(|j| u64::from(j.output)).collect()
+}
+
+/// Joint angles whose commands are exactly `ticks`.
+fn angles_for(cal: &Calibration, ticks: &[i32]) -> Vec<f64> {
+    let q = cal.angles(ticks);
+    let mut back = vec![0; ticks.len()];
+    cal.commands(&q, &mut back).unwrap();
+    assert_eq!(back, ticks, "the test pose must map exactly");
+    q
+}
+
+fn csv(v: &[i32]) -> String {
+    v.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Streams `q` (like the node: every 20 ms) until `done` or `secs` pass;
+/// true when `done`. Every `command` call must return promptly: the link
+/// never makes the caller wait on the port.
+fn stream_until(
+    servo: &mut SerialServo,
+    q: Option<&[f64]>,
+    secs: f64,
+    mut done: impl FnMut(&SerialServo) -> bool,
+) -> bool {
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        if let Some(q) = q {
+            let t = Instant::now();
+            servo.command(q, 0.0);
+            assert!(
+                t.elapsed() < Duration::from_secs(1),
+                "command() blocked for {:?}",
+                t.elapsed()
+            );
+        }
+        if done(servo) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn connected(s: &LinkStatus) -> bool {
+    s.state == LinkState::Connected
+}
+
+/// Checks a start-up move as the servo `id` received it: it starts exactly
+/// where the servo was, steps no faster than the start-up speed (one tick
+/// of rounding allowed), stays inside the joint's range and ends at the
+/// command.
+fn assert_slow_start(goals: &[i32], id: u64, from: i32, to: i32, range: (i32, i32), per_tick: f64) {
+    assert!(!goals.is_empty(), "servo {id} received no goal");
+    assert_eq!(goals[0], from, "servo {id}: first goal is not where it was");
+    for w in goals.windows(2) {
+        assert!(
+            f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
+            "servo {id}: goal stepped {} -> {} (limit {per_tick:.1} per frame): {goals:?}",
+            w[0],
+            w[1]
+        );
+    }
+    for &g in goals {
+        assert!(
+            (range.0..=range.1).contains(&g),
+            "servo {id}: goal {g} outside {range:?}"
+        );
+    }
+    assert_eq!(
+        *goals.last().unwrap(),
+        to,
+        "servo {id} did not reach the command"
+    );
+}
+
+const FAR_PRESENT: [i32; 5] = [1100, 3000, 1000, 2900, 1000];
+const COMMAND: [i32; 5] = [3000, 1100, 3000, 1200, 3000];
+
+#[test]
+fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("startup");
+    let link = dir.path("bus");
+    let sim = Sim::start(
+        &link,
+        &dir.path("log.jsonl"),
+        &["--present", &csv(&FAR_PRESENT)],
+    );
+    let cal = calibration("");
+    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+
+    // Before any command: connected, the present positions as feedback in
+    // radians, and nothing written to the goals.
+    assert!(
+        stream_until(&mut servo, None, 10.0, |s| connected(&s.status())),
+        "never connected: {}",
+        servo.status().describe()
+    );
+    assert_eq!(servo.feedback(), Some(cal.angles(&FAR_PRESENT)));
+
+    let reached = |s: &SerialServo| {
+        let ids = ids(s.calibration());
+        ids.iter()
+            .zip(COMMAND)
+            .all(|(&id, c)| sim.goals(id).last() == Some(&c))
+    };
+    assert!(
+        stream_until(&mut servo, Some(&q), 20.0, reached),
+        "the command was not reached: {}",
+        servo.status().describe()
+    );
+    // The simulated servos arrive (they move faster than the ramp), and
+    // the feedback shows them there.
+    let target = cal.angles(&COMMAND);
+    assert!(
+        stream_until(&mut servo, Some(&q), 5.0, |s| s.feedback()
+            == Some(target.clone())),
+        "feedback {:?}, expected {target:?}",
+        servo.feedback()
+    );
+    let fin = servo.close();
+    assert_eq!(fin.connects, 1, "{fin:?}");
+    assert!(fin.servo_errors.is_empty(), "{:?}", fin.servo_errors);
+
+    let events = sim.events();
+    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
+        assert_slow_start(
+            &sim.goals(id),
+            id,
+            FAR_PRESENT[k],
+            COMMAND[k],
+            (j.min, j.max),
+            per_tick,
+        );
+        // Torque came on only after the goal was set to where the servo was.
+        let first_goal = events
+            .iter()
+            .position(|e| e["id"] == id && e.get("goal").is_some());
+        let torque_on = events
+            .iter()
+            .position(|e| e["id"] == id && e["torque"] == 1);
+        assert!(
+            matches!((first_goal, torque_on), (Some(g), Some(t)) if g < t),
+            "servo {id}: goal at line {first_goal:?}, torque on at {torque_on:?}"
+        );
+        // Closing leaves the torque on: the arm holds.
+        assert!(
+            !events.iter().any(|e| e["id"] == id && e["torque"] == 0),
+            "servo {id} was switched off at close"
+        );
+    }
+}
+
+#[test]
+fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("missing");
+    let link = dir.path("bus");
+    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--silent", "3"]);
+    let cal = calibration("");
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
+    // stream_until also checks that no command() call blocks.
+    let retried = stream_until(&mut servo, Some(&q), 15.0, |s| s.status().attempts >= 3);
+    let st = servo.close();
+    assert!(retried, "the link did not keep retrying: {st:?}");
+    assert_eq!(st.connects, 0);
+    let error = st.last_error.clone().unwrap_or_default();
+    assert!(
+        error.contains("no reply from servo id 3"),
+        "the error does not name servo 3: {error:?}"
+    );
+    assert!(
+        sim.events().is_empty(),
+        "something was written to the servos: {:?}",
+        sim.events()
+    );
+
+    // The same through `arm_ik drive`: it fails, and its summary names
+    // the servo.
+    let config = dir.path("servos.yaml");
+    std::fs::write(&config, config_text("")).unwrap();
+    let out = common::arm_ik(&[
+        "drive",
+        "--config",
+        config.to_str().unwrap(),
+        "--port",
+        link.to_str().unwrap(),
+        "--joints",
+        "0,0,0,0,0",
+        "--hold",
+        "0.5",
+        "--json",
+    ]);
+    assert!(!out.status.success(), "drive succeeded without servo 3");
+    let summary: Value = serde_json::from_slice(&out.stdout).expect("drive --json prints JSON");
+    assert_eq!(summary["connected"], false);
+    assert!(
+        summary["state"]
+            .as_str()
+            .unwrap()
+            .contains("no reply from servo id 3"),
+        "{summary}"
+    );
+    assert!(
+        sim.events().is_empty(),
+        "drive moved something: {:?}",
+        sim.events()
+    );
+}
+
+#[test]
+fn a_servo_of_another_model_is_refused() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("model");
+    let link = dir.path("bus");
+    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--model", "4:1000"]);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration("")).unwrap();
+    let q = vec![0.0; 5];
+    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 2);
+    let st = servo.close();
+    assert!(tried && st.connects == 0, "{st:?}");
+    let error = st.last_error.unwrap_or_default();
+    assert!(error.contains("servo id 4 is model 1000"), "{error}");
+    assert!(sim.events().is_empty(), "{:?}", sim.events());
+}
+
+#[test]
+fn a_servo_going_silent_is_named_while_the_others_keep_their_goals() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("silent");
+    let link = dir.path("bus");
+    // Servo 3 answers until it has received 25 goal writes, then goes quiet.
+    let sim = Sim::start(
+        &link,
+        &dir.path("log.jsonl"),
+        &[
+            "--present",
+            &csv(&COMMAND),
+            "--silent",
+            "3",
+            "--silent-after-goals",
+            "25",
+        ],
+    );
+    let cal = calibration("");
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
+    let named = |s: &SerialServo| {
+        let st = s.status();
+        matches!(st.state, LinkState::Silent { .. })
+            && st.describe().contains("servo id 3: no reply")
+    };
+    assert!(
+        stream_until(&mut servo, Some(&q), 20.0, named),
+        "servo 3's silence was not reported: {}",
+        servo.status().describe()
+    );
+    assert!(!servo.link_ok());
+    let silent_at = sim
+        .events()
+        .iter()
+        .find(|e| e["event"] == "silent")
+        .map(|e| e["t"].as_f64().unwrap())
+        .expect("the simulator logged servo 3 going silent");
+    // Keep streaming a while: the others keep getting goals.
+    stream_until(&mut servo, Some(&q), 1.0, |_| false);
+    let st = servo.close();
+    assert_eq!(
+        st.servo_errors
+            .iter()
+            .filter(|e| e.contains("no reply"))
+            .count(),
+        1,
+        "only servo 3 is missing: {:?}",
+        st.servo_errors
+    );
+    let after = |id: u64| {
+        sim.events()
+            .iter()
+            .filter(|e| e["id"] == id && e.get("goal").is_some())
+            .filter(|e| e["t"].as_f64().unwrap() > silent_at)
+            .count()
+    };
+    for id in [1, 2, 4, 5] {
+        assert!(
+            after(id) >= 10,
+            "servo {id}: {} goals after the silence",
+            after(id)
+        );
+    }
+}
+
+#[test]
+fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("replug");
+    let link = dir.path("bus");
+    let mut first = Sim::start(
+        &link,
+        &dir.path("first.jsonl"),
+        &["--present", &csv(&COMMAND)],
+    );
+    let cal = calibration("");
+    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    assert!(
+        stream_until(&mut servo, Some(&q), 10.0, |s| connected(&s.status())
+            && s.status().output.as_deref() == Some(&COMMAND[..])),
+        "{}",
+        servo.status().describe()
+    );
+    // Unplugged: the link notices and keeps trying.
+    first.kill();
+    assert!(
+        stream_until(&mut servo, Some(&q), 10.0, |s| matches!(
+            s.status().state,
+            LinkState::Disconnected { .. }
+        )),
+        "{}",
+        servo.status().describe()
+    );
+    // Plugged in again, the arm having sagged meanwhile.
+    let sagged = [2000, 2000, 2000, 2000, 2000];
+    let second = Sim::start(
+        &link,
+        &dir.path("second.jsonl"),
+        &["--present", &csv(&sagged)],
+    );
+    let reached = |_: &SerialServo| {
+        ids(&cal)
+            .iter()
+            .zip(COMMAND)
+            .all(|(&id, c)| second.goals(id).last() == Some(&c))
+    };
+    assert!(
+        stream_until(&mut servo, Some(&q), 20.0, reached),
+        "{}",
+        servo.status().describe()
+    );
+    let st = servo.close();
+    assert_eq!(st.connects, 2, "{st:?}");
+    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
+        assert_slow_start(
+            &second.goals(id),
+            id,
+            sagged[k],
+            COMMAND[k],
+            (j.min, j.max),
+            per_tick,
+        );
+    }
+}
+
+#[test]
+fn garbage_and_bad_checksums_on_the_bus_are_skipped() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("garbage");
+    let link = dir.path("bus");
+    // Before every reply: random bytes, then a status packet with a bad
+    // checksum claiming position 0, then a stray FF.
+    let sim = Sim::start(
+        &link,
+        &dir.path("log.jsonl"),
+        &["--present", &csv(&FAR_PRESENT), "--garbage"],
+    );
+    let cal = calibration("");
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    let mut seen_zero = false;
+    let target = cal.angles(&COMMAND);
+    let arrived = stream_until(&mut servo, Some(&q), 20.0, |s| {
+        seen_zero |= s.status().present.is_some_and(|p| p.contains(&0));
+        s.feedback() == Some(target.clone())
+    });
+    let st = servo.close();
+    assert!(arrived, "{st:?}");
+    assert!(!seen_zero, "a corrupt packet's position was taken");
+    assert_eq!(st.connects, 1, "{st:?}");
+    assert!(st.reply_garbage > 0, "no garbage was counted: {st:?}");
+    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
+    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
+        assert_slow_start(
+            &sim.goals(id),
+            id,
+            FAR_PRESENT[k],
+            COMMAND[k],
+            (j.min, j.max),
+            per_tick,
+        );
+    }
+}
+
+#[test]
+fn servo_error_flags_are_reported_and_torque_off_on_close_is_honoured() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("flags");
+    let link = dir.path("bus");
+    // Servo 2 reports overload (bit 5) and overheat (bit 2).
+    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--flags", "2:36"]);
+    let cal = calibration("  torque_off_on_close: true\n");
+    assert!(cal.link.torque_off_on_close);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    let q = vec![0.0; 5];
+    let reported = stream_until(&mut servo, Some(&q), 10.0, |s| {
+        s.link().contains("servo id 2: overheat, overload")
+    });
+    let st = servo.close();
+    assert!(reported, "{st:?}");
+    assert_eq!(st.servo_errors, ["servo id 2: overheat, overload"]);
+    // The simulator may still be reading the last packet: give it time.
+    let off = |id: u64| {
+        let events = sim.events();
+        let last = events
+            .iter()
+            .rev()
+            .find(|e| e["id"] == id && e.get("torque").is_some());
+        last.is_some_and(|e| e["torque"] == 0)
+    };
+    let end = Instant::now() + Duration::from_secs(5);
+    while !ids(&cal).into_iter().all(off) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for id in ids(&cal) {
+        assert!(off(id), "servo {id} was left on: {:?}", sim.events());
+    }
+}
