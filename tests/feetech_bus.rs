@@ -335,6 +335,7 @@ fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
     let st = servo.close();
     assert!(retried, "the link did not keep retrying: {st:?}");
     assert_eq!(st.connects, 0);
+    assert!(st.servo_errors.is_empty(), "{:?}", st.servo_errors);
     let error = st.last_error.clone().unwrap_or_default();
     assert!(
         error.contains("no reply from servo id 3"),
@@ -604,5 +605,63 @@ fn servo_error_flags_are_reported_and_torque_off_on_close_is_honoured() {
     }
     for id in ids(&cal) {
         assert!(off(id), "servo {id} was left on: {:?}", sim.events());
+    }
+}
+
+/// config/servos_so101.yaml against the SO-101 of the shared robots, so the
+/// file cannot drift from the arm it describes: it loads for the chain
+/// base_link -> gripper_frame_link, ids 1..5 in chain order with zero at
+/// 2048, and every joint's whole URDF range maps inside its servo range
+/// (no reachable angle is cut off by the range clamp).
+#[test]
+fn so101_calibration_fits_the_shared_urdf() {
+    let Some(urdf) = common::shared_urdf("so101.urdf") else {
+        return;
+    };
+    let chain =
+        Chain::from_urdf_file(&urdf, Some("base_link"), Some("gripper_frame_link")).unwrap();
+    let cal = Calibration::load(
+        common::project_dir().join("config/servos_so101.yaml"),
+        &chain,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = cal.joints.iter().map(|j| j.joint.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "shoulder_pan",
+            "shoulder_lift",
+            "elbow_flex",
+            "wrist_flex",
+            "wrist_roll"
+        ]
+    );
+    assert_eq!(ids(&cal), [1, 2, 3, 4, 5]);
+    assert!(
+        !cal.link.torque_off_on_close,
+        "the arm must hold when closed"
+    );
+    for j in &cal.joints {
+        assert_eq!(j.zero, 2048.0, "{}", j.joint);
+        for limit in [j.lower, j.upper] {
+            let raw = j.zero + j.direction * j.scale * limit;
+            assert!(
+                raw >= f64::from(j.min) && raw <= f64::from(j.max),
+                "{}: URDF limit {limit} is {raw:.1} ticks, outside [{}, {}]",
+                j.joint,
+                j.min,
+                j.max
+            );
+        }
+        // And the range holds nothing the URDF forbids beyond rounding.
+        let ends = [j.command(j.lower).unwrap(), j.command(j.upper).unwrap()];
+        assert!(
+            (ends.iter().min().unwrap() - j.min).abs() <= 1
+                && (ends.iter().max().unwrap() - j.max).abs() <= 1,
+            "{}: range [{}, {}] vs limits at {ends:?}",
+            j.joint,
+            j.min,
+            j.max
+        );
     }
 }

@@ -50,6 +50,9 @@ pub struct FeetechSession {
     /// Servos asked for their position by the last SYNC READ that have not
     /// answered yet.
     awaiting: Vec<bool>,
+    /// Set up and streaming: only then is a quiet servo news (after a
+    /// failed open, the error already says which servo failed).
+    running: bool,
 }
 
 impl FeetechSession {
@@ -68,6 +71,7 @@ impl FeetechSession {
             seen: vec![None; n],
             flags: vec![ServoFlags::default(); n],
             awaiting: vec![false; n],
+            running: false,
         }
     }
 
@@ -215,6 +219,7 @@ impl Session for FeetechSession {
         io.clear(serialport::ClearBuffer::Input)
             .map_err(SessionError::from)?;
         self.reader = Self::new_reader();
+        self.running = false;
         let n = self.ids.len();
         self.seen = vec![None; n];
         self.flags = vec![ServoFlags::default(); n];
@@ -241,6 +246,7 @@ impl Session for FeetechSession {
             self.write_acked(io, k, reg::GOAL_POSITION, &goal, "goal = present position")?;
             self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
         }
+        self.running = true;
         Ok(Some(self.present.clone()))
     }
 
@@ -299,7 +305,7 @@ impl Session for FeetechSession {
         let now = Instant::now();
         status.servo_errors.clear();
         for (k, &id) in self.ids.iter().enumerate() {
-            if let Some(t) = self.seen[k] {
+            if let Some(t) = self.seen[k].filter(|_| self.running) {
                 let quiet = now.duration_since(t);
                 if quiet >= self.reply_timeout {
                     status.servo_errors.push(format!(
