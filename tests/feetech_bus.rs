@@ -140,8 +140,9 @@ const STARTUP_SPEED: f64 = 2.0;
 
 /// The project's Feetech calibration (config/servos_feetech.yaml) with a
 /// faster start-up move (so the tests take seconds) and a reply timeout
-/// that a busy machine's scheduling cannot trip; `extra` adds link lines.
-fn config_text(extra: &str) -> String {
+/// that a busy machine's scheduling cannot trip; `torque_off` sets
+/// `link.torque_off_on_close`.
+fn config_text(torque_off: bool) -> String {
     let text =
         std::fs::read_to_string(common::project_dir().join("config/servos_feetech.yaml")).unwrap();
     let edited = text
@@ -150,13 +151,17 @@ fn config_text(extra: &str) -> String {
             &format!("startup_speed: {STARTUP_SPEED}"),
         )
         .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300")
-        .replace("link:\n", &format!("link:\n{extra}"));
+        .replace(
+            "torque_off_on_close: false",
+            &format!("torque_off_on_close: {torque_off}"),
+        );
     assert!(edited.contains("startup_speed: 2") && edited.contains("reply_timeout_ms: 300"));
+    assert!(edited.contains(&format!("torque_off_on_close: {torque_off}")));
     edited
 }
 
-fn calibration(extra: &str) -> Calibration {
-    Calibration::from_yaml(&config_text(extra), "test config", &chain()).unwrap()
+fn calibration(torque_off: bool) -> Calibration {
+    Calibration::from_yaml(&config_text(torque_off), "test config", &chain()).unwrap()
 }
 
 /// Servo ids in chain order.
@@ -252,7 +257,7 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
         &dir.path("log.jsonl"),
         &["--present", &csv(&FAR_PRESENT)],
     );
-    let cal = calibration("");
+    let cal = calibration(false);
     let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
@@ -327,7 +332,7 @@ fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
     let dir = Scratch::new("missing");
     let link = dir.path("bus");
     let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--silent", "3"]);
-    let cal = calibration("");
+    let cal = calibration(false);
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
     // stream_until also checks that no command() call blocks.
@@ -350,7 +355,7 @@ fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
     // The same through `arm_ik drive`: it fails, and its summary names
     // the servo.
     let config = dir.path("servos.yaml");
-    std::fs::write(&config, config_text("")).unwrap();
+    std::fs::write(&config, config_text(false)).unwrap();
     let out = common::arm_ik(&[
         "drive",
         "--config",
@@ -388,7 +393,7 @@ fn a_servo_of_another_model_is_refused() {
     let dir = Scratch::new("model");
     let link = dir.path("bus");
     let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--model", "4:1000"]);
-    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration("")).unwrap();
+    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
     let q = vec![0.0; 5];
     let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 2);
     let st = servo.close();
@@ -418,7 +423,7 @@ fn a_servo_going_silent_is_named_while_the_others_keep_their_goals() {
             "25",
         ],
     );
-    let cal = calibration("");
+    let cal = calibration(false);
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
     let named = |s: &SerialServo| {
@@ -478,7 +483,7 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
         &dir.path("first.jsonl"),
         &["--present", &csv(&COMMAND)],
     );
-    let cal = calibration("");
+    let cal = calibration(false);
     let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
@@ -544,7 +549,7 @@ fn garbage_and_bad_checksums_on_the_bus_are_skipped() {
         &dir.path("log.jsonl"),
         &["--present", &csv(&FAR_PRESENT), "--garbage"],
     );
-    let cal = calibration("");
+    let cal = calibration(false);
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
     let mut seen_zero = false;
@@ -580,7 +585,7 @@ fn servo_error_flags_are_reported_and_torque_off_on_close_is_honoured() {
     let link = dir.path("bus");
     // Servo 2 reports overload (bit 5) and overheat (bit 2).
     let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--flags", "2:36"]);
-    let cal = calibration("  torque_off_on_close: true\n");
+    let cal = calibration(true);
     assert!(cal.link.torque_off_on_close);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
     let q = vec![0.0; 5];
