@@ -12,6 +12,10 @@
 //! order. Replies are collected for a few milliseconds at most; whatever
 //! arrives later is taken at the next tick, so a slow USB adapter delays
 //! feedback by one period instead of stalling the link.
+//!
+//! Assumes the servos' factory setting of answering every instruction
+//! addressed to them: opening waits for each WRITE's acknowledgement, so a
+//! servo set to answer reads only shows up as "no reply".
 
 use super::calibration::Calibration;
 use super::feetech::{self, Endian, ServoFlags, Status, StatusReader, reg};
