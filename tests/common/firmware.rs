@@ -64,8 +64,7 @@ fn missing_tools() -> Option<String> {
     if !runs("pkg-config", &["--exists", "simavr"]) {
         missing.push("simavr (simavr libsimavr-dev pkg-config)");
     }
-    if !Path::new("/usr/include/libelf.h").exists() && !Path::new("/usr/include/gelf.h").exists()
-    {
+    if !Path::new("/usr/include/libelf.h").exists() && !Path::new("/usr/include/gelf.h").exists() {
         missing.push("libelf-dev");
     }
     (!missing.is_empty()).then(|| missing.join(", "))
@@ -240,7 +239,10 @@ impl Harness {
     fn drain(&mut self) {
         loop {
             let mut line = String::new();
-            let n = self.reader.read_line(&mut line).expect("read the pulse file");
+            let n = self
+                .reader
+                .read_line(&mut line)
+                .expect("read the pulse file");
             if n == 0 {
                 return;
             }
