@@ -81,6 +81,9 @@ static uint16_t crc16_update(uint16_t crc, uint8_t b) {
 // (the 20 ms frame gets ~0.5 us longer once; on the chip OCR1x is
 // double-buffered anyway): simavr 1.6 ignores OCR1x writes in PWM mode while
 // the timer runs and takes the value only when the clock is started.
+// In fast PWM the output is high from BOTTOM through the compare match, i.e.
+// for OCR1x + 1 ticks: the compare value for `us` is 2 * us - 1 (us >= 500,
+// clamped before; without the -1 every pulse on D9/D10 was 0.5 us long).
 static void t1_set_ocr(volatile uint16_t *ocr, uint16_t ticks) {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
         TCCR1B = _BV(WGM13) | _BV(WGM12);
@@ -96,10 +99,10 @@ static void apply_channel(uint8_t ch, uint16_t us) {
     if (us == width_us[ch] && us) return;
     width_us[ch] = us;
     if (ch == 0) {
-        if (us) { t1_set_ocr(&OCR1A, us * 2); TCCR1A |= _BV(COM1A1); }
+        if (us) { t1_set_ocr(&OCR1A, us * 2 - 1); TCCR1A |= _BV(COM1A1); }
         else    { TCCR1A &= ~_BV(COM1A1); PORTB &= ~_BV(PB1); }
     } else if (ch == 1) {
-        if (us) { t1_set_ocr(&OCR1B, us * 2); TCCR1A |= _BV(COM1B1); }
+        if (us) { t1_set_ocr(&OCR1B, us * 2 - 1); TCCR1A |= _BV(COM1B1); }
         else    { TCCR1A &= ~_BV(COM1B1); PORTB &= ~_BV(PB2); }
     } else {
         ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { sw_ticks[ch - 2] = us * 2; }

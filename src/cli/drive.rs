@@ -128,7 +128,10 @@ fn print_table(names: &[&str], joints: &[f64], commands: &[i32], angles: &[f64])
 }
 
 /// Streams the pose on the port for `--hold` seconds, reporting link state
-/// changes as they happen.
+/// changes as they happen. At the end it just stops sending (after one
+/// last status request, for the firmware's counters): nothing relaxes or
+/// stops the servos, the firmware's watchdog then holds or relaxes them as
+/// configured (tests/firmware_sim.rs checks both).
 fn stream(
     a: &Args,
     port: &str,

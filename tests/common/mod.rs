@@ -3,6 +3,8 @@
 //! Not every test file uses every helper.
 #![allow(dead_code)]
 
+pub mod firmware;
+
 use arm_ik::model::Chain;
 use std::path::PathBuf;
 

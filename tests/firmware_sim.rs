@@ -1,0 +1,471 @@
+//! The host side of the servo link against the real firmware
+//! (`firmware-bridge/firmware/firmware.ino`) running in simavr: what the
+//! pins output is measured, so these tests check the whole chain from joint
+//! angles to pulse widths, the firmware's watchdog, unplugging and
+//! replugging the board, a board that never answers, and noise on the line.
+//!
+//! Each test runs its own simulated board (tests/common/firmware.rs). They
+//! need the AVR toolchain and simavr: without them they print SKIP, unless
+//! the environment variable `CI` is set, then they fail. The two tests of a
+//! board that never answers need only a pty pair and always run.
+
+mod common;
+
+use arm_ik::model::Chain;
+use arm_ik::node::ServoOutput;
+use arm_ik::servo::SerialServo;
+use arm_ik::servo::bridge;
+use arm_ik::servo::calibration::Calibration;
+use arm_ik::servo::link::{LinkState, LinkStatus};
+use common::firmware::{CHANNELS, Harness, TempDir};
+use common::{project_dir, project_urdf};
+use serde_json::Value;
+use serialport::SerialPort;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Pulse widths must match the calibration this closely (µs).
+const TOL_US: f64 = 5.0;
+/// No single pulse may be further off than this (µs): a glitch.
+const GLITCH_US: f64 = 10.0;
+
+const PWM_EXAMPLE: &str = "config/servos_pwm.yaml";
+const PWM_SIM: &str = "tests/data/servos_pwm_sim.yaml";
+
+fn calibration(path: impl AsRef<Path>) -> Calibration {
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    Calibration::load(project_dir().join(path), &chain).unwrap()
+}
+
+/// The width each channel must output for `angles`: `JointMap::command`
+/// per joint on its channel, `None` (no pulses) on unconfigured channels.
+fn expected(cal: &Calibration, angles: &[f64]) -> [Option<f64>; CHANNELS] {
+    let mut out = [None; CHANNELS];
+    for (j, &q) in cal.joints.iter().zip(angles) {
+        out[usize::from(j.output)] = Some(f64::from(j.command(q).unwrap()));
+    }
+    out
+}
+
+fn joints_arg(angles: &[f64]) -> String {
+    angles
+        .iter()
+        .map(|q| q.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `arm_ik drive --json` on `port`; returns the process output, its JSON
+/// summary (Null when it printed none) and the wall time it took.
+fn drive(config: &str, port: &str, angles: &[f64], hold: f64) -> (std::process::Output, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .current_dir(project_dir())
+        .args(["drive", "--config", config, "--port", port, "--json"])
+        .args(["--joints", &joints_arg(angles), "--hold", &hold.to_string()])
+        .output()
+        .expect("run arm_ik drive");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, json)
+}
+
+/// Runs `drive` and checks it streamed to a connected firmware without
+/// losing frames; returns the JSON summary.
+fn drive_ok(config: &str, port: &str, angles: &[f64], hold: f64) -> Value {
+    let (out, json) = drive(config, port, angles, hold);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "drive failed: {stderr}");
+    assert_eq!(json["connected"], true, "{json}\n{stderr}");
+    assert_eq!(json["connects"], 1, "{json}");
+    assert_eq!(json["frames_lost"], 0, "{json}");
+    assert!(json["frames_sent"].as_u64().unwrap() > 0, "{json}");
+    json
+}
+
+/// The measured widths over `[from, to]` of simulated time equal `want`
+/// (median within TOL_US, no pulse beyond GLITCH_US; no pulses where
+/// `want` is None).
+fn assert_widths(fw: &mut Harness, from: f64, to: f64, want: &[Option<f64>; CHANNELS]) {
+    let got = fw.medians(from, to);
+    for ch in 0..CHANNELS {
+        match (got[ch], want[ch]) {
+            (None, None) => {}
+            (Some(g), Some(w)) => {
+                assert!(
+                    (g - w).abs() <= TOL_US,
+                    "channel {ch}: measured {g} µs, calibration says {w} µs (all: {got:?} vs {want:?})"
+                );
+                let worst = fw
+                    .pulses(ch, from, to)
+                    .iter()
+                    .map(|p| p.width_us - w)
+                    .fold(0.0, |a: f64, e| if e.abs() > a.abs() { e } else { a });
+                assert!(
+                    worst.abs() <= GLITCH_US,
+                    "channel {ch}: a pulse {worst:+} µs off {w} µs in [{from}, {to}] s"
+                );
+            }
+            _ => panic!(
+                "channel {ch}: measured {:?}, want {:?} (all: {got:?} vs {want:?})",
+                got[ch], want[ch]
+            ),
+        }
+    }
+}
+
+/// The firmware's counters in drive's JSON summary.
+fn fw_counter(json: &Value, name: &str) -> u64 {
+    json["firmware"][name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no firmware.{name} in {json}"))
+}
+
+#[test]
+fn drive_outputs_the_calibrated_widths_of_config_servos_pwm() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let cal = calibration(PWM_EXAMPLE);
+    // Inside every limit, then beyond the joint limits on every joint (the
+    // example's ranges are narrower than its joint limits, so these end at
+    // the servo ranges).
+    for angles in [[0.3, -0.4, 0.5, -0.2, 0.6], [2.0, -3.0, 2.5, 1.9, -1.6]] {
+        let want = expected(&cal, &angles);
+        let json = drive_ok(PWM_EXAMPLE, fw.pty(), &angles, 1.0);
+        let sent: Vec<i64> = serde_json::from_value(json["commands"].clone()).unwrap();
+        for (j, c) in cal.joints.iter().zip(&sent) {
+            assert_eq!(Some(*c as f64), want[usize::from(j.output)], "{json}");
+        }
+        // The example holds on its watchdog, so the pose stays after drive.
+        let t = fw.sim_time();
+        assert_widths(&mut fw, t - 0.2, t + 0.2, &want);
+    }
+}
+
+#[test]
+fn drive_clamps_at_the_joint_limits_and_at_the_servo_ranges() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let cal = calibration(PWM_SIM);
+    let angles = [3.0, 2.5, -2.8, -4.0, 1.2];
+    let want = expected(&cal, &angles);
+    // The pose really exercises both clamps: base_yaw and wrist_pitch stop
+    // at their URDF limit inside the servo range, shoulder, elbow and
+    // wrist_roll at the range.
+    let at_limit = |k: usize, q: f64| {
+        let j = &cal.joints[k];
+        f64::from(j.command(q.clamp(j.lower, j.upper)).unwrap())
+    };
+    let j = &cal.joints;
+    assert!(f64::from(j[0].max) > at_limit(0, 3.0));
+    assert_eq!(want[3], Some((1500.0 + 500.0 * j[0].upper).round()));
+    assert_eq!(want[1], Some((1600.0 + 450.0 * j[3].lower).round()));
+    assert_eq!(want[0], Some(800.0));
+    assert_eq!(want[2], Some(1000.0));
+    assert_eq!(want[4], Some(900.0));
+    drive_ok(PWM_SIM, fw.pty(), &angles, 1.0);
+    let t = fw.sim_time();
+    assert_widths(&mut fw, t - 0.2, t + 0.1, &want);
+    // And back inside every limit: nothing is left clamped.
+    let angles = [0.4, -0.3, 0.2, 0.5, -0.1];
+    let want = expected(&cal, &angles);
+    drive_ok(PWM_SIM, fw.pty(), &angles, 1.0);
+    let t = fw.sim_time();
+    assert_widths(&mut fw, t - 0.2, t + 0.1, &want);
+}
+
+/// Writes the test calibration with its watchdog in `mode`.
+fn sim_config(dir: &Path, mode: &str) -> String {
+    let text = std::fs::read_to_string(project_dir().join(PWM_SIM)).unwrap();
+    assert!(text.contains("watchdog: hold"));
+    let path = dir.join(format!("servos_{mode}.yaml"));
+    std::fs::write(
+        &path,
+        text.replace("watchdog: hold", &format!("watchdog: {mode}")),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// drive for 1 s, then nothing: returns the JSON summary and the simulated
+/// time (s) of the last frame the firmware got (the final status request,
+/// from the uptime in its reply).
+fn drive_then_stop(fw: &mut Harness, config: &str, angles: &[f64]) -> (Value, f64) {
+    let json = drive_ok(config, fw.pty(), angles, 1.0);
+    let last_frame = fw_counter(&json, "uptime_ms") as f64 / 1000.0;
+    let t = fw.sim_time();
+    assert!(
+        last_frame <= t + 0.05 && last_frame > t - 1.0,
+        "uptime {last_frame} s vs simulated time {t} s"
+    );
+    (json, last_frame)
+}
+
+#[test]
+fn watchdog_hold_keeps_the_pulses_after_drive_stops_sending() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let config = sim_config(fw.dir(), "hold");
+    let angles = [0.2, 0.3, -0.4, 0.5, -0.6];
+    let want = expected(&calibration(&config), &angles);
+    let (json, last) = drive_then_stop(&mut fw, &config, &angles);
+    // Well past the 300 ms watchdog: the same pulses go on.
+    assert_widths(&mut fw, last + 0.5, last + 1.2, &want);
+    let st = fw.status();
+    assert_eq!(
+        u64::from(st.watchdog_trips),
+        fw_counter(&json, "watchdog_trips") + 1,
+        "one trip after drive stopped: {st:?}"
+    );
+    assert!(!st.watchdog_relax, "{st:?}");
+    let widths: Vec<Option<f64>> = st
+        .width_us
+        .iter()
+        .map(|&w| (w != 0).then_some(f64::from(w)))
+        .collect();
+    assert_eq!(widths, want, "the firmware still outputs the pose");
+}
+
+#[test]
+fn watchdog_relax_stops_the_pulses_300_ms_after_drive_stops_sending() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let config = sim_config(fw.dir(), "relax");
+    let angles = [0.2, 0.3, -0.4, 0.5, -0.6];
+    let want = expected(&calibration(&config), &angles);
+    let (json, last) = drive_then_stop(&mut fw, &config, &angles);
+    // drive sends nothing at exit that stops the pulses (no relax, no
+    // estop): they go on until the firmware's watchdog trips 300 ms after
+    // the last frame (a pulse ends at most 20 ms + its width after that),
+    // and they stop cleanly: no cut-short pulse (a twitch) on the way.
+    assert_widths(&mut fw, last - 0.3, last + 1.0, &want);
+    for (ch, w) in want.iter().enumerate() {
+        let end = fw.last_pulse(ch);
+        match w {
+            None => assert_eq!(end, None, "channel {ch} is not configured"),
+            Some(_) => {
+                let end = end.unwrap();
+                assert!(
+                    end > last + 0.26 && end < last + 0.33,
+                    "channel {ch}: last pulse at {end} s, the last frame at {last} s"
+                );
+            }
+        }
+    }
+    let st = fw.status();
+    assert_eq!(
+        u64::from(st.watchdog_trips),
+        fw_counter(&json, "watchdog_trips") + 1,
+        "one trip after drive stopped: {st:?}"
+    );
+    assert!(st.watchdog_relax, "{st:?}");
+    assert_eq!(st.width_us, [0; CHANNELS], "relaxed: no outputs");
+}
+
+/// Repoints (or creates) the symlink `link` to `target` in one step.
+fn point(link: &Path, target: &str) {
+    let tmp = link.with_extension("new");
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp).unwrap();
+    std::fs::rename(&tmp, link).unwrap();
+}
+
+/// Calls `command(angles)` every 20 ms until `done` holds for the link
+/// status (panics after `limit`); returns the slowest call.
+fn command_until(
+    servo: &mut SerialServo,
+    angles: &[f64],
+    limit: Duration,
+    what: &str,
+    done: impl Fn(&LinkStatus) -> bool,
+) -> Duration {
+    let start = Instant::now();
+    let mut slowest = Duration::ZERO;
+    loop {
+        let t = Instant::now();
+        servo.command(angles, start.elapsed().as_secs_f64());
+        slowest = slowest.max(t.elapsed());
+        let st = servo.status();
+        if done(&st) {
+            return slowest;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "{what}: not after {limit:?}; link: {st:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A call that takes this long was waiting on the port (the reply timeout
+/// is 300 ms); command() only swaps a slot.
+const BLOCKED: Duration = Duration::from_millis(250);
+
+#[test]
+fn unplug_and_replug_reconnects_and_resumes_the_current_pose() {
+    let Some(mut a) = Harness::start() else {
+        return;
+    };
+    let dir = TempDir::new("replug");
+    let link = dir.path().join("ttyBRIDGE");
+    point(&link, a.pty());
+    let cal = calibration(PWM_SIM);
+    let first = [0.3, -0.2, 0.4, -0.5, 0.1];
+    let second = [-0.4, 0.5, -0.3, 0.2, -0.6];
+    let mut want_cmd = vec![0; cal.joints.len()];
+    cal.commands(&first, &mut want_cmd).unwrap();
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    command_until(
+        &mut servo,
+        &first,
+        Duration::from_secs(10),
+        "streaming",
+        |s| s.state == LinkState::Connected && s.output.as_deref() == Some(&want_cmd[..]),
+    );
+    assert!(servo.link_ok(), "{}", servo.link());
+    let t = a.sim_time();
+    assert_widths(&mut a, t + 0.1, t + 0.4, &expected(&cal, &first));
+
+    // Unplugged: the board stops and its device node goes away.
+    a.kill();
+    std::fs::remove_file(&link).unwrap();
+    let first_error = std::cell::RefCell::new(String::new());
+    let slowest = command_until(
+        &mut servo,
+        &second,
+        Duration::from_secs(10),
+        "disconnected",
+        |s| match &s.state {
+            LinkState::Disconnected { error, .. } if !error.is_empty() => {
+                *first_error.borrow_mut() = error.clone();
+                true
+            }
+            _ => false,
+        },
+    );
+    eprintln!("after the board went away: {}", first_error.borrow());
+    // Keep commanding for a while (the link retries in the background).
+    let start = Instant::now();
+    let slowest = slowest.max(command_until(
+        &mut servo,
+        &second,
+        Duration::from_secs(10),
+        "retrying",
+        |_| start.elapsed() > Duration::from_secs(1),
+    ));
+    assert!(slowest < BLOCKED, "command() took {slowest:?}");
+    assert!(!servo.link_ok());
+    assert!(servo.link().contains("disconnected"), "{}", servo.link());
+    eprintln!("unplugged: {}", servo.link());
+    let st = servo.status();
+    assert_eq!(st.connects, 1);
+    assert!(st.attempts >= 1, "{st:?}");
+
+    // Plugged in again: another board (fresh firmware) behind the same path.
+    let Some(mut b) = Harness::start() else {
+        return;
+    };
+    point(&link, b.pty());
+    cal.commands(&second, &mut want_cmd).unwrap();
+    let slowest = command_until(
+        &mut servo,
+        &second,
+        Duration::from_secs(15),
+        "reconnected at the current pose",
+        |s| {
+            s.connects == 2
+                && s.state == LinkState::Connected
+                && s.output.as_deref() == Some(&want_cmd[..])
+        },
+    );
+    assert!(slowest < BLOCKED, "command() took {slowest:?}");
+    let t = b.sim_time();
+    assert_widths(&mut b, t + 0.1, t + 0.4, &expected(&cal, &second));
+    let fin = servo.close();
+    assert_eq!(fin.connects, 2);
+    assert_eq!(fin.frames_lost, Some(0), "{fin:?}");
+}
+
+#[test]
+fn a_firmware_that_never_answers_is_reported_and_command_never_blocks() {
+    // Only a pty: runs without the AVR toolchain too.
+    let (_host_end, board_end) = serialport::TTYPort::pair().expect("a pty pair");
+    let port = board_end.name().expect("the pty's name");
+    let cal = calibration(PWM_SIM);
+    let reply_timeout = cal.link.reply_timeout;
+    let mut servo = SerialServo::open(&port, cal).unwrap();
+    let start = Instant::now();
+    let slowest = command_until(
+        &mut servo,
+        &[0.1, 0.2, 0.3, 0.4, 0.5],
+        reply_timeout * 10,
+        "reported as not answering",
+        |s| match &s.state {
+            LinkState::Disconnected { error, .. } => error.contains("no reply from the firmware"),
+            LinkState::Silent { .. } => true,
+            _ => false,
+        },
+    );
+    let took = start.elapsed();
+    assert!(slowest < BLOCKED, "command() took {slowest:?}");
+    assert!(!servo.link_ok());
+    assert!(servo.link().contains("no reply"), "{}", servo.link());
+    let fin = servo.close();
+    assert_eq!(fin.connects, 0, "{fin:?}");
+    assert_eq!(fin.frames_sent, 0, "{fin:?}");
+    eprintln!("reported after {took:?}");
+}
+
+#[test]
+fn drive_on_a_firmware_that_never_answers_fails_with_the_reason() {
+    let (_host_end, board_end) = serialport::TTYPort::pair().expect("a pty pair");
+    let port = board_end.name().expect("the pty's name");
+    let start = Instant::now();
+    let (out, json) = drive(PWM_SIM, &port, &[0.1, 0.2, 0.3, 0.4, 0.5], 1.0);
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "drive succeeded: {json}");
+    assert!(
+        stderr.contains("not reachable") && stderr.contains("no reply from the firmware"),
+        "{stderr}"
+    );
+    assert_eq!(json["connected"], false, "{json}");
+    assert!(took < Duration::from_secs(20), "drive took {took:?}");
+}
+
+#[test]
+fn garbage_on_the_line_is_counted_and_the_stream_goes_on() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let cal = calibration(PWM_SIM);
+    let before = drive_ok(PWM_SIM, fw.pty(), &[0.0; 5], 0.5);
+    // Line noise (no start byte in it), then a frame whose CRC got hit:
+    // targets that must not be applied.
+    let noise = b"\x00\xff\x13noise on the line\x7f\x80\x5a".to_vec();
+    assert!(!noise.contains(&bridge::START[0]));
+    let mut bad = bridge::set_targets(9, &[2400; CHANNELS]);
+    let n = bad.len();
+    bad[n - 1] ^= 0x55;
+    let mut bytes = noise.clone();
+    bytes.extend(&bad);
+    fw.write_raw(&bytes);
+    let angles = [0.5, -0.5, 0.5, -0.5, 0.5];
+    let after = drive_ok(PWM_SIM, fw.pty(), &angles, 1.0);
+    assert_eq!(
+        fw_counter(&after, "garbage"),
+        fw_counter(&before, "garbage") + noise.len() as u64,
+        "{before}\n{after}"
+    );
+    assert_eq!(
+        fw_counter(&after, "bad_crc"),
+        fw_counter(&before, "bad_crc") + 1
+    );
+    // The frames after the noise all arrived (drive_ok: none lost) and
+    // the pose is out.
+    let t = fw.sim_time();
+    assert_widths(&mut fw, t - 0.2, t + 0.1, &expected(&cal, &angles));
+}
