@@ -469,3 +469,98 @@ fn garbage_on_the_line_is_counted_and_the_stream_goes_on() {
     let t = fw.sim_time();
     assert_widths(&mut fw, t - 0.2, t + 0.1, &expected(&cal, &angles));
 }
+
+/// The node as `ik_node` builds it from its parameters with `sim: false`:
+/// a target in, the arm reaches it, and the pulses on the board are the
+/// calibration's mapping of the last joint state.
+#[test]
+fn the_node_with_sim_false_drives_the_firmware_to_the_target() {
+    use arm_ik::node::{MemoryNode, NodeParams, TargetMsg};
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let params = NodeParams {
+        sim: false,
+        servo_config: project_dir()
+            .join("config/servos_pwm.yaml")
+            .display()
+            .to_string(),
+        port: fw.pty().to_string(),
+        ..NodeParams::default()
+    };
+    let mut node = MemoryNode::new(params.node_core(&chain).unwrap());
+    let goal = [0.3, 0.4, -0.8, 0.3, 0.2];
+    let p = chain.fk(&goal).translation.vector;
+    node.push_target(TargetMsg::position([p.x, p.y, p.z]));
+    // Real time: the link streams at its own rate beside the node's ticks.
+    let start = Instant::now();
+    let mut k = 0;
+    while start.elapsed() < Duration::from_secs(4) {
+        node.tick(k as f64 * 0.02);
+        k += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let js = node.drain_joint_states().pop().unwrap();
+    let reached = chain.fk(&js.position).translation.vector;
+    assert!((reached - p).norm() < 1e-3, "tip {reached} for target {p}");
+    assert!(
+        node.core().status().link_ok,
+        "{}",
+        node.core().status().link
+    );
+    let cal = calibration("config/servos_pwm.yaml");
+    let want = expected(&cal, &js.position);
+    let now = fw.sim_time();
+    assert_widths(&mut fw, now - 0.3, now, &want);
+}
+
+/// The host-side watchdog: a caller that stops commanding (a hung node)
+/// makes the link stop writing, so the firmware's own watchdog (relax, in
+/// this configuration) stops the pulses, although the port stays open.
+#[test]
+fn a_caller_that_stops_commanding_lets_the_firmware_watchdog_relax() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let config = sim_config(fw.dir(), "relax");
+    let cal = calibration(&config);
+    let angles = [0.2, 0.3, -0.4, 0.5, -0.6];
+    let mut servo = SerialServo::open(fw.pty(), cal.clone()).unwrap();
+    command_until(
+        &mut servo,
+        &angles,
+        Duration::from_secs(10),
+        "connected",
+        |s| s.state == LinkState::Connected,
+    );
+    let t0 = fw.sim_time();
+    assert_widths(&mut fw, t0 + 0.2, t0 + 0.6, &expected(&cal, &angles));
+    // No more commands; the link stays open.
+    let quiet = fw.sim_time();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(servo.status().paused, "{:?}", servo.status());
+    let later = fw.sim_time().max(quiet + 1.4);
+    for ch in 0..CHANNELS {
+        assert!(
+            fw.pulses(ch, later - 0.4, later).is_empty(),
+            "channel {ch} still pulsing 1 s after the last command"
+        );
+    }
+    // Commands again: streaming resumes.
+    command_until(
+        &mut servo,
+        &angles,
+        Duration::from_secs(10),
+        "resumed",
+        |s| !s.paused && s.state == LinkState::Connected,
+    );
+    let t1 = fw.sim_time();
+    for k in 0..30 {
+        servo.command(&angles, f64::from(k) * 0.02);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_widths(&mut fw, t1 + 0.2, t1 + 0.5, &expected(&cal, &angles));
+    let st = servo.close();
+    assert!(st.firmware.is_some_and(|f| f.watchdog_trips >= 1), "{st:?}");
+}

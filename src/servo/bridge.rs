@@ -257,7 +257,12 @@ impl BridgeSession {
     }
 
     fn write(&mut self, io: &mut dyn SerialPort, bytes: &[u8]) -> Result<(), SessionError> {
-        io.write_all(bytes).map_err(SessionError::Io)?;
+        io.write_all(bytes).map_err(|e| {
+            SessionError::Io(std::io::Error::new(
+                e.kind(),
+                format!("writing to the port failed ({e}): unplugged?"),
+            ))
+        })?;
         self.written += 1;
         Ok(())
     }
