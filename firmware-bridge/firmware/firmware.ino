@@ -6,7 +6,10 @@
 // - ch0 = D9 (PB1, OC1A), ch1 = D10 (PB2, OC1B): Timer1 fast PWM, mode 14,
 //   prescaler 8 (0.5 us tick), ICR1 = 39999 (20 ms period). The pulse is
 //   OCR1A/OCR1B; the compare registers are double-buffered and updated at
-//   BOTTOM, so there is no jitter and no glitch when a target changes.
+//   BOTTOM, so there is no jitter and no glitch when a target changes. New
+//   widths are written by the overflow interrupt, at the start of a period,
+//   and an output is switched off by its compare interrupt, right after a
+//   pulse ended, so no pulse is ever cut short.
 // - ch2 = D3 (PD3), ch3 = D5 (PD5), ch4 = D6 (PD6), ch5 = D11 (PB3):
 //   Timer2 in CTC mode, prescaler 8 (0.5 us tick), one compare ISR. The
 //   four pulses are generated one after the other in a 20 ms frame (slot k
@@ -77,36 +80,88 @@ static uint16_t crc16_update(uint16_t crc, uint8_t b) {
 }
 
 // ---- outputs ---------------------------------------------------------------
-// The compare value is written with Timer1's clock stopped for a few cycles
-// (the 20 ms frame gets ~0.5 us longer once; on the chip OCR1x is
-// double-buffered anyway): simavr 1.6 ignores OCR1x writes in PWM mode while
-// the timer runs and takes the value only when the clock is started.
-// In fast PWM the output is high from BOTTOM through the compare match, i.e.
-// for OCR1x + 1 ticks: the compare value for `us` is 2 * us - 1 (us >= 500,
-// clamped before; without the -1 every pulse on D9/D10 was 0.5 us long).
-static void t1_set_ocr(volatile uint16_t *ocr, uint16_t ticks) {
+// Timer1 (ch0 on OC1A, ch1 on OC1B). In fast PWM the output is high from
+// BOTTOM through the compare match, i.e. for OCR1x + 1 ticks: the compare
+// value for `us` is 2 * us - 1 (us >= 500, clamped before).
+//
+// Every change happens where it cannot cut or stretch a pulse:
+// - a new width, or an output switched on, is applied by the overflow
+//   interrupt just after BOTTOM; the chip latches OCR1x at the next BOTTOM
+//   (double buffering) and drives the pin from that BOTTOM on;
+// - an output is switched off by its compare interrupt, just after its
+//   pulse ended (disconnecting OC1x during a pulse would cut it: a twitch).
+// simavr 1.6 models mode 14 as phase-correct PWM, whose OCR1x writes it only
+// stores: it takes a compare value when the timer clock is started, and
+// restarts the period then. So the overflow interrupt writes OCR1x with the
+// clock stopped and puts TCNT1 back where it was: on the chip that costs
+// at most a tick (0.5 us) of one period, in simavr it keeps the phase.
+#define T1_A 1
+#define T1_B 2
+// Instruction time between reading TCNT1 and writing it back, in timer
+// ticks (8 cycles), so the period goes on where it was. Measured in simavr
+// with a width changed every frame: each period within -0.7..+1.1 us of
+// 20 ms (mean +0.06 us); 2 ticks gave +1.5 us per update. On the chip the
+// clock only stops for a few cycles, so the update shortens that one
+// period by a tick or two (<= 1 us): nothing a servo notices.
+#define T1_RESUME_TICKS 5
+static volatile uint16_t t1_ocr[2];   // compare values waiting for BOTTOM
+static volatile uint8_t t1_load;      // T1_A | T1_B: load them (and connect)
+
+ISR(TIMER1_OVF_vect) {
+    uint8_t load = t1_load;
+    t1_load = 0;
+    TIMSK1 &= ~_BV(TOIE1);             // enabled only while a load waits
+    uint16_t t = TCNT1;
+    TCCR1B = _BV(WGM13) | _BV(WGM12);
+    if (load & T1_A) OCR1A = t1_ocr[0];
+    if (load & T1_B) OCR1B = t1_ocr[1];
+    TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
+    TCNT1 = t + T1_RESUME_TICKS;
+    TCCR1A |= ((load & T1_A) ? _BV(COM1A1) : 0) | ((load & T1_B) ? _BV(COM1B1) : 0);
+}
+
+ISR(TIMER1_COMPA_vect) {
+    TCCR1A &= ~_BV(COM1A1);
+    TIMSK1 &= ~_BV(OCIE1A);
+}
+
+ISR(TIMER1_COMPB_vect) {
+    TCCR1A &= ~_BV(COM1B1);
+    TIMSK1 &= ~_BV(OCIE1B);
+}
+
+// Schedules a Timer1 output change (`bit` T1_A or T1_B; 0 us = off).
+static void t1_apply(uint8_t bit, uint16_t us) {
+    uint8_t com = bit == T1_A ? _BV(COM1A1) : _BV(COM1B1);
+    uint8_t ocie = bit == T1_A ? _BV(OCIE1A) : _BV(OCIE1B); // = OCF1x in TIFR1
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        TCCR1B = _BV(WGM13) | _BV(WGM12);
-        *ocr = ticks;
-        TCCR1B = _BV(WGM13) | _BV(WGM12) | _BV(CS11);
+        if (us) {
+            TIMSK1 &= ~ocie;           // cancels a stop not yet done
+            t1_ocr[bit == T1_A ? 0 : 1] = us * 2 - 1;
+            if (!t1_load) {
+                TIFR1 = _BV(TOV1);      // a stale flag would fire mid-period
+                TIMSK1 |= _BV(TOIE1);
+            }
+            t1_load |= bit;
+        } else {
+            t1_load &= ~bit;
+            if (!t1_load) TIMSK1 &= ~_BV(TOIE1);
+            if (TCCR1A & com) {
+                TIFR1 = ocie;           // wait for the next match, not an old one
+                TIMSK1 |= ocie;
+            }
+        }
     }
 }
 
 // Streaming hosts resend the same widths every frame: only a change is
-// applied, so a steady command never touches the timers (in simavr each
-// Timer1 restart also stretches the pulse in progress by a few µs).
+// applied, so a steady command never touches the timers.
 static void apply_channel(uint8_t ch, uint16_t us) {
-    if (us == width_us[ch] && us) return;
+    if (us == width_us[ch]) return;
     width_us[ch] = us;
-    if (ch == 0) {
-        if (us) { t1_set_ocr(&OCR1A, us * 2 - 1); TCCR1A |= _BV(COM1A1); }
-        else    { TCCR1A &= ~_BV(COM1A1); PORTB &= ~_BV(PB1); }
-    } else if (ch == 1) {
-        if (us) { t1_set_ocr(&OCR1B, us * 2 - 1); TCCR1A |= _BV(COM1B1); }
-        else    { TCCR1A &= ~_BV(COM1B1); PORTB &= ~_BV(PB2); }
-    } else {
-        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { sw_ticks[ch - 2] = us * 2; }
-    }
+    if (ch == 0) t1_apply(T1_A, us);
+    else if (ch == 1) t1_apply(T1_B, us);
+    else ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { sw_ticks[ch - 2] = us * 2; }
 }
 
 static uint16_t clamp_ch(uint8_t ch, uint16_t us) {
