@@ -163,7 +163,8 @@ fn drive_clamps_at_the_joint_limits_and_at_the_servo_ranges() {
     assert_eq!(want[1], Some((1600.0 + 450.0 * j[3].lower).round()));
     assert_eq!(want[0], Some(800.0));
     assert_eq!(want[2], Some(1000.0));
-    assert_eq!(want[4], Some(900.0));
+    assert_eq!(want[5], Some(900.0));
+    assert_eq!(want[4], None, "channel 4 is left unconfigured");
     drive_ok(PWM_SIM, fw.pty(), &angles, 1.0);
     let t = fw.sim_time();
     assert_widths(&mut fw, t - 0.2, t + 0.1, &want);
