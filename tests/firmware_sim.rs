@@ -189,6 +189,83 @@ fn sim_config(dir: &Path, mode: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// Hobby servos cannot say where they are; with a park pose in the
+/// calibration the first pulses go to it and the link moves from there to
+/// the commanded pose at the start-up speed: no jump at switch-on.
+#[test]
+fn with_a_park_pose_drive_starts_there_and_moves_at_the_start_up_speed() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let text = std::fs::read_to_string(project_dir().join(PWM_SIM)).unwrap();
+    let mut parked = String::new();
+    for line in text.lines() {
+        match line.strip_suffix(" }") {
+            Some(entry) if line.trim_start().starts_with("- { joint:") => {
+                parked.push_str(entry);
+                parked.push_str(", park: 0.0 }\n");
+            }
+            _ => {
+                parked.push_str(line);
+                parked.push('\n');
+            }
+        }
+    }
+    let config = fw.dir().join("servos_parked.yaml");
+    std::fs::write(&config, parked).unwrap();
+    let config = config.to_str().unwrap();
+    let cal = calibration(config);
+    let park = cal.park_commands().expect("every joint parked");
+    let speed = cal.link.startup_speed;
+    let angles = [0.5, -0.45, 0.4, 0.5, -0.5];
+    let want = expected(&cal, &angles);
+    drive_ok(config, fw.pty(), &angles, 3.0);
+    let end = fw.sim_time();
+    for (k, j) in cal.joints.iter().enumerate() {
+        let ch = usize::from(j.output);
+        let target = want[ch].unwrap();
+        let from = f64::from(park[k]);
+        assert!(
+            (target - from).abs() >= 100.0,
+            "{}: too short a move to tell",
+            j.joint
+        );
+        let pulses = fw.pulses(ch, 0.0, end);
+        let first = pulses.first().unwrap_or_else(|| panic!("no pulse on {ch}"));
+        // One 50 Hz step of the ramp at most, plus the width tolerance.
+        let step = speed * j.scale * 0.02;
+        assert!(
+            (first.width_us - from).abs() <= step + TOL_US,
+            "{}: first pulse {} µs, park is {from} µs",
+            j.joint,
+            first.width_us
+        );
+        let jump = pulses
+            .windows(2)
+            .map(|w| (w[1].width_us - w[0].width_us).abs())
+            .fold(0.0, f64::max);
+        // A few steps when the simulation catches up with queued frames;
+        // a jump to the target would be the whole move.
+        assert!(
+            jump <= 4.0 * step + TOL_US,
+            "{}: a pulse changed by {jump} µs (step {step} µs)",
+            j.joint
+        );
+        let arrived = pulses
+            .iter()
+            .find(|p| (p.width_us - target).abs() <= TOL_US)
+            .unwrap_or_else(|| panic!("{}: never reached {target} µs", j.joint));
+        let nominal = ((target - from).abs() - TOL_US) / (speed * j.scale);
+        assert!(
+            arrived.t_sim - first.t_sim >= 0.7 * nominal,
+            "{}: from {from} to {target} µs in {} s, the start-up speed needs {nominal} s",
+            j.joint,
+            arrived.t_sim - first.t_sim
+        );
+    }
+    assert_widths(&mut fw, end - 0.2, end + 0.1, &want);
+}
+
 /// drive for 1 s, then nothing: returns the JSON summary and the simulated
 /// time (s) of the last frame the firmware got (the final status request,
 /// from the uptime in its reply).

@@ -97,6 +97,13 @@ pub struct JointEntry {
     pub range: [i32; 2],
     /// Highest joint speed to command (rad/s or m/s).
     pub speed_limit: f64,
+    /// Where the joint rests when the arm is switched on (rad or m), for
+    /// servos that cannot report their position (PWM): the first pulses
+    /// go to this pose and the link moves from it to the first command at
+    /// `link.startup_speed`, instead of jumping there. Given for every
+    /// joint or for none.
+    #[serde(default)]
+    pub park: Option<f64>,
 }
 
 /// Why a calibration cannot be used with a chain. Found at start-up, so
@@ -146,6 +153,21 @@ pub enum CalibrationError {
     },
     #[error("joint '{joint}': scale is required for {kind:?} servos (command units per radian)")]
     MissingScale { joint: String, kind: OutputKind },
+    #[error("joint '{joint}': park {value} is outside the joint's limits [{lower}, {upper}]")]
+    ParkOutsideLimits {
+        joint: String,
+        value: f64,
+        lower: f64,
+        upper: f64,
+    },
+    #[error(
+        "joint '{joint}' has no park pose while others have one: give park for every joint or for none"
+    )]
+    MissingPark { joint: String },
+    #[error(
+        "joint '{joint}': park is for servos that cannot report their position; {kind:?} servos are read at start-up instead"
+    )]
+    ParkNotNeeded { joint: String, kind: OutputKind },
     #[error(
         "joint '{joint}': range [{min}, {max}] is not inside what the servo can do, [{device_min}, {device_max}], or is empty"
     )]
@@ -179,6 +201,8 @@ pub struct JointMap {
     /// The chain's joint limits, applied before mapping.
     pub lower: f64,
     pub upper: f64,
+    /// The assumed pose at switch-on (see [`JointEntry::park`]).
+    pub park: Option<f64>,
 }
 
 impl JointMap {
@@ -286,6 +310,7 @@ impl Calibration {
                 ("zero", Some(e.zero)),
                 ("scale", e.scale),
                 ("speed_limit", Some(e.speed_limit)),
+                ("park", e.park),
             ];
             for (field, value) in numbers {
                 if let Some(value) = value.filter(|v| !v.is_finite()) {
@@ -329,6 +354,7 @@ impl Calibration {
                 });
             }
         }
+        let parked = file.joints.iter().any(|e| e.park.is_some());
         let joints = chain
             .joints
             .iter()
@@ -340,6 +366,7 @@ impl Calibration {
                     .ok_or_else(|| CalibrationError::MissingJoint {
                         joint: j.name.clone(),
                     })?;
+                Self::check_park(kind, e, j.limits.lower, j.limits.upper, parked)?;
                 Ok(JointMap {
                     joint: j.name.clone(),
                     output: e.output,
@@ -351,10 +378,48 @@ impl Calibration {
                     speed_limit: e.speed_limit,
                     lower: j.limits.lower,
                     upper: j.limits.upper,
+                    park: e.park,
                 })
             })
             .collect::<Result<Vec<_>, CalibrationError>>()?;
         Ok(Calibration { kind, link, joints })
+    }
+
+    /// A park pose is all or nothing, inside the joint limits, and only
+    /// for servos that cannot be asked where they are.
+    fn check_park(
+        kind: OutputKind,
+        e: &JointEntry,
+        lower: f64,
+        upper: f64,
+        parked: bool,
+    ) -> Result<(), CalibrationError> {
+        let joint = || e.joint.clone();
+        match e.park {
+            None if parked => Err(CalibrationError::MissingPark { joint: joint() }),
+            None => Ok(()),
+            Some(_) if kind == OutputKind::Feetech => Err(CalibrationError::ParkNotNeeded {
+                joint: joint(),
+                kind,
+            }),
+            Some(value) if !(lower..=upper).contains(&value) => {
+                Err(CalibrationError::ParkOutsideLimits {
+                    joint: joint(),
+                    value,
+                    lower,
+                    upper,
+                })
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The commands of the park pose (chain order), when the file gives one.
+    pub fn park_commands(&self) -> Option<Vec<i32>> {
+        self.joints
+            .iter()
+            .map(|j| j.park.and_then(|q| j.command(q)))
+            .collect()
     }
 
     /// Commands for `angles` (chain order) written into `last`, which holds
@@ -452,6 +517,15 @@ mod tests {
         assert_eq!(c.link.watchdog_ms, 500);
     }
 
+    /// The example turned into PWM servos on channels `first..`.
+    fn to_pwm(f: &mut CalibrationFile, first: u16) {
+        f.kind = OutputKind::Pwm;
+        for (k, j) in f.joints.iter_mut().enumerate() {
+            (j.output, j.zero, j.scale, j.range) =
+                (k as u16 + first, 1500.0, Some(600.0), [500, 2500]);
+        }
+    }
+
     fn check_err(edit: impl FnOnce(&mut CalibrationFile)) -> CalibrationError {
         let mut f = file();
         edit(&mut f);
@@ -515,11 +589,7 @@ mod tests {
         // PWM: µs outside 400..=2600, and no default scale.
         assert!(matches!(
             check_err(|f| {
-                f.kind = OutputKind::Pwm;
-                for (k, j) in f.joints.iter_mut().enumerate() {
-                    (j.output, j.zero, j.scale, j.range) =
-                        (k as u16, 1500.0, Some(600.0), [500, 2500]);
-                }
+                to_pwm(f, 0);
                 f.joints[4].range = [300, 2500];
             }),
             CalibrationError::Range {
@@ -540,13 +610,7 @@ mod tests {
         ));
         // The bridge has six channels.
         assert!(matches!(
-            check_err(|f| {
-                f.kind = OutputKind::Pwm;
-                for (k, j) in f.joints.iter_mut().enumerate() {
-                    (j.output, j.zero, j.scale, j.range) =
-                        (k as u16 + 2, 1500.0, Some(600.0), [500, 2500]);
-                }
-            }),
+            check_err(|f| to_pwm(f, 2)),
             CalibrationError::OutputRange {
                 output: 6,
                 max: 5,
@@ -557,6 +621,57 @@ mod tests {
             check_err(|f| f.link.rate_hz = Some(0.0)),
             CalibrationError::Link {
                 field: "rate_hz",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_park_pose_is_checked_and_mapped() {
+        let park = |f: &mut CalibrationFile| {
+            to_pwm(f, 0);
+            for (k, j) in f.joints.iter_mut().enumerate() {
+                j.park = Some(0.1 * k as f64);
+            }
+        };
+        let mut f = file();
+        park(&mut f);
+        let c = Calibration::check(&f, &chain()).unwrap();
+        let want: Vec<i32> = c
+            .joints
+            .iter()
+            .map(|j| j.command(j.park.unwrap()).unwrap())
+            .collect();
+        assert_eq!(c.park_commands(), Some(want));
+        assert_eq!(checked().park_commands(), None, "no park pose given");
+        assert_eq!(
+            check_err(|f| {
+                park(f);
+                f.joints[2].park = None;
+            }),
+            CalibrationError::MissingPark {
+                joint: "elbow".into()
+            }
+        );
+        assert!(matches!(
+            check_err(|f| {
+                park(f);
+                f.joints[0].park = Some(2.0);
+            }),
+            CalibrationError::ParkOutsideLimits { ref joint, value: 2.0, .. } if joint == "base_yaw"
+        ));
+        assert!(matches!(
+            check_err(|f| {
+                park(f);
+                f.joints[1].park = Some(f64::NAN);
+            }),
+            CalibrationError::NotFinite { field: "park", .. }
+        ));
+        // Bus servos are read at start-up; a park pose there is a mistake.
+        assert!(matches!(
+            check_err(|f| f.joints[0].park = Some(0.0)),
+            CalibrationError::ParkNotNeeded {
+                kind: OutputKind::Feetech,
                 ..
             }
         ));

@@ -11,7 +11,9 @@
 //!   [`LinkState::Disconnected`], and again);
 //! - moves its output toward the latest commands no faster than each
 //!   joint's speed limit, and, right after connecting to servos that report
-//!   where they are, no faster than the start-up speed (never a jump);
+//!   where they are (or, the first time, from the park pose the calibration
+//!   gives for servos that cannot), no faster than the start-up speed
+//!   (never a jump);
 //! - sends one frame per period and reads the replies; no reply for the
 //!   reply timeout is [`LinkState::Silent`], an I/O error (adapter
 //!   unplugged) closes the port and reconnects, resuming from the pose the
@@ -293,6 +295,9 @@ pub(crate) struct Ramp {
     speed: Vec<f64>,
     startup_speed: Vec<f64>,
     range: Vec<(i32, i32)>,
+    /// Where servos that cannot report their position are assumed to rest
+    /// at switch-on (commands), from the calibration's park pose.
+    park: Option<Vec<f64>>,
     starting: bool,
 }
 
@@ -303,6 +308,9 @@ impl Ramp {
             speed: cal.joints.iter().map(|j| j.speed_command()).collect(),
             startup_speed: cal.joints.iter().map(|j| startup_speed * j.scale).collect(),
             range: cal.joints.iter().map(|j| (j.min, j.max)).collect(),
+            park: cal
+                .park_commands()
+                .map(|p| p.into_iter().map(f64::from).collect()),
             starting: false,
         }
     }
@@ -310,16 +318,25 @@ impl Ramp {
     /// The servos reported where they are (clamped into range: a servo
     /// found beyond its range is brought back to it first); the next
     /// commands start from there at the start-up speed. Without a report
-    /// the output resumes from where it was.
+    /// the output resumes from where it was; on the first connection,
+    /// when nothing was sent yet, it starts from the park pose, if the
+    /// calibration gives one, at the start-up speed too.
     pub(crate) fn connected(&mut self, present: Option<&[i32]>) {
-        if let Some(p) = present {
-            self.current = Some(
-                p.iter()
-                    .zip(&self.range)
-                    .map(|(&x, &(lo, hi))| f64::from(x.clamp(lo, hi)))
-                    .collect(),
-            );
-            self.starting = true;
+        match present {
+            Some(p) => {
+                self.current = Some(
+                    p.iter()
+                        .zip(&self.range)
+                        .map(|(&x, &(lo, hi))| f64::from(x.clamp(lo, hi)))
+                        .collect(),
+                );
+                self.starting = true;
+            }
+            None if self.current.is_none() && self.park.is_some() => {
+                self.current = self.park.clone();
+                self.starting = true;
+            }
+            None => {}
         }
     }
 
@@ -328,8 +345,8 @@ impl Ramp {
     }
 
     /// One period of `dt` s toward `target`; `None` until the first
-    /// command. Without a known start (hobby servos) the first command is
-    /// sent as it is.
+    /// command. Without a known start (hobby servos without a park pose)
+    /// the first command is sent as it is.
     pub(crate) fn step(&mut self, target: Option<&[i32]>, dt: f64) -> Option<Vec<i32>> {
         let target = target?;
         let cur = self
@@ -637,14 +654,14 @@ mod tests {
     use super::*;
     use crate::model::Chain;
 
+    fn load(config: &str) -> Calibration {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let chain = Chain::from_urdf_file(format!("{root}/urdf/arm.urdf"), None, None).unwrap();
+        Calibration::load(format!("{root}/{config}"), &chain).unwrap()
+    }
+
     fn cal() -> Calibration {
-        let urdf = concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf");
-        let chain = Chain::from_urdf_file(urdf, None, None).unwrap();
-        Calibration::load(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos_feetech.yaml"),
-            &chain,
-        )
-        .unwrap()
+        load("config/servos_feetech.yaml")
     }
 
     #[test]
@@ -670,6 +687,43 @@ mod tests {
         let out = r.step(Some(&[1500, 2048, 2048, 2048, 2048]), 0.02).unwrap();
         let fast = 3.0 * c.joints[0].scale * 0.02;
         assert!((f64::from(2500 - out[0]) - fast).abs() <= 1.0);
+    }
+
+    #[test]
+    fn hobby_servos_start_from_the_park_pose_on_the_first_connection_only() {
+        let mut c = load("config/servos_pwm.yaml");
+        let target: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 + 300).collect();
+        // Without a park pose the first command goes out as it is.
+        let mut r = Ramp::new(&c, 0.3);
+        r.connected(None);
+        assert!(!r.starting());
+        assert_eq!(r.step(Some(&target), 0.02).unwrap(), target);
+
+        for j in &mut c.joints {
+            j.park = Some(0.0);
+        }
+        let park = c.park_commands().unwrap();
+        let mut r = Ramp::new(&c, 0.3);
+        r.connected(None);
+        assert!(r.starting());
+        let mut last = park.clone();
+        let mut ticks = 0;
+        while r.starting() {
+            let out = r.step(Some(&target), 0.02).unwrap();
+            for ((o, l), j) in out.iter().zip(&last).zip(&c.joints) {
+                let step = f64::from((o - l).abs());
+                assert!(step <= 0.3 * j.scale * 0.02 + 1.0, "{out:?} after {last:?}");
+            }
+            last = out;
+            ticks += 1;
+            assert!(ticks < 10_000);
+        }
+        assert_eq!(last, target);
+        // A reconnection (the board was replugged) resumes from the pose
+        // reached, not from the park pose: nothing to ramp.
+        r.connected(None);
+        assert!(!r.starting());
+        assert_eq!(r.step(Some(&target), 0.02).unwrap(), target);
     }
 
     #[test]
