@@ -12,6 +12,17 @@ pub enum NodeOutput {
     Serial(Box<SerialServo>),
 }
 
+impl NodeOutput {
+    /// Where the arm rests when it is switched on, when the servos cannot
+    /// report it but their calibration says (a park pose).
+    pub fn park_pose(&self) -> Option<Vec<f64>> {
+        match self {
+            NodeOutput::Virtual(_) => None,
+            NodeOutput::Serial(s) => s.calibration().park_pose(),
+        }
+    }
+}
+
 impl ServoOutput for NodeOutput {
     fn command(&mut self, positions: &[f64], t: f64) {
         match self {

@@ -295,12 +295,17 @@ impl NodeParams {
     /// The node core these parameters describe, on its output.
     pub fn node_core(&self, chain: &Chain) -> Result<NodeCore<NodeOutput>, NodeError> {
         let (solver, common) = self.solver_config()?;
-        let config = self.node_config(chain)?;
+        let mut config = self.node_config(chain)?;
         let start = config
             .initial
             .clone()
             .unwrap_or_else(|| chain.mid_configuration());
         let output = self.output(chain, start)?;
+        // Hobby servos with a park pose: the node starts where the arm is,
+        // so its joint states and its first moves begin there too.
+        if config.initial.is_none() {
+            config.initial = output.park_pose();
+        }
         NodeCore::new(chain, solver, common, config, output)
     }
 
@@ -505,6 +510,27 @@ mod tests {
             p.output(&chain, vec![0.0; 5]).unwrap(),
             NodeOutput::Virtual(_)
         ));
+    }
+
+    #[test]
+    fn with_parked_hobby_servos_the_node_starts_at_the_park_pose() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let chain = Chain::from_urdf_file(format!("{root}/urdf/arm.urdf"), None, None).unwrap();
+        let params = NodeParams {
+            sim: false,
+            servo_config: format!("{root}/tests/data/servos_pwm_parked.yaml"),
+            port: "/nonexistent/arm_ik-test-port".into(),
+            ..NodeParams::default()
+        };
+        let mut node = params.node_core(&chain).unwrap();
+        assert_eq!(node.tick(0.0).position, [0.0, 0.1, -0.1, 0.0, 0.2]);
+        // Without a park pose: mid-range, as before.
+        let params = NodeParams {
+            servo_config: format!("{root}/config/servos_pwm.yaml"),
+            ..params
+        };
+        let mut node = params.node_core(&chain).unwrap();
+        assert_eq!(node.tick(0.0).position, chain.mid_configuration());
     }
 
     #[test]

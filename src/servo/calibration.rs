@@ -414,6 +414,11 @@ impl Calibration {
         }
     }
 
+    /// The park pose (joint angles, chain order), when the file gives one.
+    pub fn park_pose(&self) -> Option<Vec<f64>> {
+        self.joints.iter().map(|j| j.park).collect()
+    }
+
     /// The commands of the park pose (chain order), when the file gives one.
     pub fn park_commands(&self) -> Option<Vec<i32>> {
         self.joints
