@@ -78,6 +78,7 @@ fn drive_ok(config: &str, port: &str, angles: &[f64], hold: f64) -> Value {
     assert_eq!(json["connected"], true, "{json}\n{stderr}");
     assert_eq!(json["connects"], 1, "{json}");
     assert_eq!(json["frames_lost"], 0, "{json}");
+    assert_eq!(json["ramping"], false, "{json}\n{stderr}");
     assert!(json["frames_sent"].as_u64().unwrap() > 0, "{json}");
     json
 }
@@ -122,14 +123,15 @@ fn fw_counter(json: &Value, name: &str) -> u64 {
 
 #[test]
 fn drive_outputs_the_calibrated_widths_of_config_servos_pwm() {
-    let Some(mut fw) = Harness::start() else {
-        return;
-    };
     let cal = calibration(PWM_EXAMPLE);
     // Inside every limit, then beyond the joint limits on every joint (the
     // example's ranges are narrower than its joint limits, so these end at
-    // the servo ranges).
+    // the servo ranges). A fresh board each: on one still pulsing, drive
+    // would move there at the slow start-up speed.
     for angles in [[0.3, -0.4, 0.5, -0.2, 0.6], [2.0, -3.0, 2.5, 1.9, -1.6]] {
+        let Some(mut fw) = Harness::start() else {
+            return;
+        };
         let want = expected(&cal, &angles);
         let json = drive_ok(PWM_EXAMPLE, fw.pty(), &angles, 1.0);
         let sent: Vec<i64> = serde_json::from_value(json["commands"].clone()).unwrap();
@@ -189,65 +191,91 @@ fn sim_config(dir: &Path, mode: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// Hobby servos cannot say where they are; with a park pose in the
-/// calibration the first pulses go to it and the link moves from there to
-/// the commanded pose at the start-up speed: no jump at switch-on.
-#[test]
-fn with_a_park_pose_drive_starts_there_and_moves_at_the_start_up_speed() {
-    let Some(mut fw) = Harness::start() else {
-        return;
-    };
-    let config = "tests/data/servos_pwm_parked.yaml";
-    let cal = calibration(config);
-    let park = cal.park_commands().expect("every joint parked");
+/// Checks that the pulses of every joint in `window` (simulated s) move
+/// from `from` (commands, chain order) to the commands of `to` at the
+/// start-up speed: the first pulse at `from`, no pulse changing by more
+/// than a few ramp steps (a jump would be the whole move), and the move
+/// taking at least 0.7 times what that speed needs.
+fn assert_start_up_move(
+    fw: &mut Harness,
+    cal: &Calibration,
+    window: (f64, f64),
+    from: &[i32],
+    to: &[f64],
+) {
+    let want = expected(cal, to);
     let speed = cal.link.startup_speed;
-    let angles = [0.5, -0.45, 0.4, 0.5, -0.5];
-    let want = expected(&cal, &angles);
-    drive_ok(config, fw.pty(), &angles, 4.0);
-    let end = fw.sim_time();
-    for (k, j) in cal.joints.iter().enumerate() {
+    for (j, &start) in cal.joints.iter().zip(from) {
         let ch = usize::from(j.output);
-        let target = want[ch].unwrap();
-        let from = f64::from(park[k]);
+        let (start, target) = (f64::from(start), want[ch].unwrap());
+        let name = &j.joint;
         assert!(
-            (target - from).abs() >= 100.0,
-            "{}: too short a move to tell",
-            j.joint
+            (target - start).abs() >= 100.0,
+            "{name}: too short a move to tell"
         );
-        let pulses = fw.pulses(ch, 0.0, end);
+        let pulses = fw.pulses(ch, window.0, window.1);
         let first = pulses.first().unwrap_or_else(|| panic!("no pulse on {ch}"));
         // One 50 Hz step of the ramp at most, plus the width tolerance.
         let step = speed * j.scale * 0.02;
+        let near = |p: &&common::firmware::Pulse, w: f64| (p.width_us - w).abs() <= step + TOL_US;
         assert!(
-            (first.width_us - from).abs() <= step + TOL_US,
-            "{}: first pulse {} µs, park is {from} µs",
-            j.joint,
+            near(&first, start),
+            "{name}: first pulse {} µs, the move should start at {start} µs",
             first.width_us
         );
         let jump = pulses
             .windows(2)
             .map(|w| (w[1].width_us - w[0].width_us).abs())
             .fold(0.0, f64::max);
-        // A few steps when the simulation catches up with queued frames;
-        // a jump to the target would be the whole move.
+        // A few steps when the simulation catches up with queued frames.
         assert!(
             jump <= 4.0 * step + TOL_US,
-            "{}: a pulse changed by {jump} µs (step {step} µs)",
-            j.joint
+            "{name}: a pulse changed by {jump} µs (step {step} µs)"
         );
         let arrived = pulses
             .iter()
-            .find(|p| (p.width_us - target).abs() <= TOL_US)
-            .unwrap_or_else(|| panic!("{}: never reached {target} µs", j.joint));
-        let nominal = ((target - from).abs() - TOL_US) / (speed * j.scale);
+            .position(|p| (p.width_us - target).abs() <= TOL_US)
+            .unwrap_or_else(|| panic!("{name}: never reached {target} µs"));
+        let left = pulses[..arrived]
+            .iter()
+            .rfind(|p| near(p, start))
+            .expect("the first pulse is near the start");
+        let took = pulses[arrived].t_sim - left.t_sim;
+        let nominal = ((target - start).abs() - step - 2.0 * TOL_US) / (speed * j.scale);
         assert!(
-            arrived.t_sim - first.t_sim >= 0.7 * nominal,
-            "{}: from {from} to {target} µs in {} s, the start-up speed needs {nominal} s",
-            j.joint,
-            arrived.t_sim - first.t_sim
+            took >= 0.7 * nominal,
+            "{name}: from {start} to {target} µs in {took} s, the start-up speed needs {nominal} s"
         );
     }
-    assert_widths(&mut fw, end - 0.2, end + 0.1, &want);
+}
+
+/// Hobby servos cannot say where they are; with a park pose in the
+/// calibration the first pulses go to it and the link moves from there to
+/// the commanded pose at the start-up speed: no jump at switch-on. A later
+/// run finds the board still pulsing (watchdog: hold) and starts from
+/// what it outputs, not from the park pose.
+#[test]
+fn drive_starts_from_the_park_pose_then_from_what_the_board_holds() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let config = "tests/data/servos_pwm_parked.yaml";
+    let cal = calibration(config);
+    let park = cal.park_commands().expect("every joint parked");
+    let a = [0.5, -0.45, 0.4, 0.5, -0.5];
+    drive_ok(config, fw.pty(), &a, 4.0);
+    let end = fw.sim_time();
+    assert_start_up_move(&mut fw, &cal, (0.0, end), &park, &a);
+    assert_widths(&mut fw, end - 0.2, end + 0.1, &expected(&cal, &a));
+
+    let mut held = vec![0; a.len()];
+    cal.commands(&a, &mut held).unwrap();
+    let b = [-0.3, 0.35, -0.2, -0.3, 0.3];
+    let start = fw.sim_time();
+    drive_ok(config, fw.pty(), &b, 4.0);
+    let end = fw.sim_time();
+    assert_start_up_move(&mut fw, &cal, (start, end), &held, &b);
+    assert_widths(&mut fw, end - 0.2, end + 0.1, &expected(&cal, &b));
 }
 
 /// drive for 1 s, then nothing: returns the JSON summary and the simulated

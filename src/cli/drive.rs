@@ -163,6 +163,11 @@ fn stream(
     }
     let fin = servo.close();
     let ok = matches!(last.state, LinkState::Connected);
+    if ok && last.ramping {
+        eprintln!(
+            "drive: --hold ended during the start-up move (at startup_speed): the servos stopped short of the pose; hold longer"
+        );
+    }
     let firmware = fin.firmware.map(|f| {
         json!({"frames_ok": f.frames_ok, "bad_crc": f.bad_crc, "bad_length": f.bad_length,
                "garbage": f.garbage, "watchdog_trips": f.watchdog_trips,
@@ -173,7 +178,8 @@ fn stream(
             "{}",
             json!({"port": port, "kind": format!("{kind:?}").to_lowercase(), "joints": names,
                    "requested": joints, "commands": commands, "angles": clamped,
-                   "state": last.describe(), "connected": ok, "connects": fin.connects,
+                   "state": last.describe(), "connected": ok, "ramping": last.ramping,
+                   "connects": fin.connects,
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
                    "seconds": start.elapsed().as_secs_f64(),
                    "present": fin.present, "output": fin.output, "firmware": firmware,

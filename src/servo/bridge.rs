@@ -7,7 +7,9 @@
 //! only moves its bytes through the port the link thread owns.
 
 use super::calibration::Calibration;
-use super::link::{LinkSettings, LinkStatus, Session, SessionError, TickOutcome, WatchdogMode};
+use super::link::{
+    LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, WatchdogMode,
+};
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
@@ -348,7 +350,7 @@ impl BridgeSession {
 }
 
 impl Session for BridgeSession {
-    fn open(&mut self, io: &mut dyn SerialPort) -> Result<Option<Vec<i32>>, SessionError> {
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError> {
         io.clear(serialport::ClearBuffer::Input)
             .map_err(SessionError::from)?;
         self.reader = FrameReader::default();
@@ -375,8 +377,22 @@ impl Session for BridgeSession {
         self.baseline = self.status.map(|s| s.frames_ok);
         self.written = 0;
         self.lost = None;
-        // Hobby servos cannot tell where they are.
-        Ok(None)
+        // Hobby servos cannot tell where they are, but the firmware says
+        // what it sends them: a board left pulsing (an earlier run, its
+        // watchdog holding) has its servos at those widths. A channel
+        // without pulses (a fresh or relaxed board): nobody knows.
+        Ok(self
+            .status
+            .and_then(|s| {
+                self.channels
+                    .iter()
+                    .map(|&ch| {
+                        let w = s.width_us[usize::from(ch)];
+                        (w != 0).then_some(i32::from(w))
+                    })
+                    .collect()
+            })
+            .map_or(StartPose::Unknown, StartPose::Commanded))
     }
 
     /// Asks for a last status and counts the frames the firmware did not

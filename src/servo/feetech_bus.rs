@@ -19,7 +19,7 @@
 
 use super::calibration::Calibration;
 use super::feetech::{self, Endian, ServoFlags, Status, StatusReader, reg};
-use super::link::{LinkSettings, LinkStatus, Session, SessionError, TickOutcome};
+use super::link::{LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome};
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
@@ -219,7 +219,7 @@ impl Session for FeetechSession {
     ///
     /// Returns the present positions, from which the link moves slowly to
     /// the first command.
-    fn open(&mut self, io: &mut dyn SerialPort) -> Result<Option<Vec<i32>>, SessionError> {
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError> {
         io.clear(serialport::ClearBuffer::Input)
             .map_err(SessionError::from)?;
         self.reader = Self::new_reader();
@@ -251,7 +251,7 @@ impl Session for FeetechSession {
             self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
         }
         self.running = true;
-        Ok(Some(self.present.clone()))
+        Ok(StartPose::Measured(self.present.clone()))
     }
 
     /// Writes the goals (if any) in one SYNC WRITE and asks for the present

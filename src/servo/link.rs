@@ -166,6 +166,22 @@ impl From<serialport::Error> for SessionError {
     }
 }
 
+/// Where the servos are when a session has set the hardware up: the start
+/// of the link's slow start-up move.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartPose {
+    /// Read from the servos themselves (bus servos): also reported as
+    /// their present positions.
+    Measured(Vec<i32>),
+    /// What the hardware has been sending them (a firmware bridge left
+    /// pulsing by an earlier run, its watchdog holding): the servos have
+    /// gone there, but nothing measured it.
+    Commanded(Vec<i32>),
+    /// Nobody can tell (hobby servos without pulses: just powered, or
+    /// relaxed).
+    Unknown,
+}
+
 /// What one tick produced.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TickOutcome {
@@ -181,8 +197,8 @@ pub struct TickOutcome {
 /// bus; the link supplies the timing, ramp, back-off and state.
 pub trait Session: Send {
     /// Sets the hardware up after the port opened; returns where the servos
-    /// are (servo units, chain order) when the hardware can tell.
-    fn open(&mut self, io: &mut dyn SerialPort) -> Result<Option<Vec<i32>>, SessionError>;
+    /// are (servo units, chain order), as far as the hardware can tell.
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError>;
     /// One period: sends `commands` (none yet: only keep the link alive)
     /// and reads replies without waiting for them.
     fn tick(
@@ -315,15 +331,15 @@ impl Ramp {
         }
     }
 
-    /// The servos reported where they are (clamped into range: a servo
-    /// found beyond its range is brought back to it first); the next
-    /// commands start from there at the start-up speed. Without a report
-    /// the output resumes from where it was; on the first connection,
-    /// when nothing was sent yet, it starts from the park pose, if the
-    /// calibration gives one, at the start-up speed too.
-    pub(crate) fn connected(&mut self, present: Option<&[i32]>) {
-        match present {
-            Some(p) => {
+    /// The hardware told where the servos are (clamped into range: a
+    /// servo found beyond its range is brought back to it first); the
+    /// next commands start from there at the start-up speed. When it
+    /// cannot tell, the output resumes from where it was; on the first
+    /// connection, when nothing was sent yet, it starts from the park
+    /// pose, if the calibration gives one, at the start-up speed too.
+    pub(crate) fn connected(&mut self, start: &StartPose) {
+        match start {
+            StartPose::Measured(p) | StartPose::Commanded(p) => {
                 self.current = Some(
                     p.iter()
                         .zip(&self.range)
@@ -332,11 +348,11 @@ impl Ramp {
                 );
                 self.starting = true;
             }
-            None if self.current.is_none() && self.park.is_some() => {
+            StartPose::Unknown if self.current.is_none() && self.park.is_some() => {
                 self.current = self.park.clone();
                 self.starting = true;
             }
-            None => {}
+            StartPose::Unknown => {}
         }
     }
 
@@ -534,10 +550,13 @@ impl Worker {
 
     fn connect(&mut self) -> Result<Box<dyn SerialPort>, SessionError> {
         let mut port = open_port(&self.path, self.settings.baud)?;
-        let present = self.session.open(port.as_mut())?;
-        self.ramp.connected(present.as_deref());
+        let start = self.session.open(port.as_mut())?;
+        self.ramp.connected(&start);
         let mut s = self.shared.lock();
-        s.status.present = present;
+        s.status.present = match start {
+            StartPose::Measured(p) => Some(p),
+            _ => None,
+        };
         Ok(port)
     }
 
@@ -669,7 +688,7 @@ mod tests {
         let c = cal();
         let mut r = Ramp::new(&c, 0.3);
         assert_eq!(r.step(None, 0.02), None, "nothing before a command");
-        r.connected(Some(&[1500, 2048, 2048, 2048, 2048]));
+        r.connected(&StartPose::Measured(vec![1500, 2048, 2048, 2048, 2048]));
         let target = [2500, 2048, 2048, 2048, 2048];
         let per_tick = 0.3 * c.joints[0].scale * 0.02;
         let mut last = 1500.0;
@@ -695,7 +714,7 @@ mod tests {
         let target: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 + 300).collect();
         // Without a park pose the first command goes out as it is.
         let mut r = Ramp::new(&c, 0.3);
-        r.connected(None);
+        r.connected(&StartPose::Unknown);
         assert!(!r.starting());
         assert_eq!(r.step(Some(&target), 0.02).unwrap(), target);
 
@@ -704,7 +723,7 @@ mod tests {
         }
         let park = c.park_commands().unwrap();
         let mut r = Ramp::new(&c, 0.3);
-        r.connected(None);
+        r.connected(&StartPose::Unknown);
         assert!(r.starting());
         let mut last = park.clone();
         let mut ticks = 0;
@@ -721,7 +740,7 @@ mod tests {
         assert_eq!(last, target);
         // A reconnection (the board was replugged) resumes from the pose
         // reached, not from the park pose: nothing to ramp.
-        r.connected(None);
+        r.connected(&StartPose::Unknown);
         assert!(!r.starting());
         assert_eq!(r.step(Some(&target), 0.02).unwrap(), target);
     }
@@ -730,7 +749,7 @@ mod tests {
     fn present_outside_range_is_brought_into_it() {
         let c = cal();
         let mut r = Ramp::new(&c, 0.3);
-        r.connected(Some(&[0, 2048, 2048, 2048, 2048]));
+        r.connected(&StartPose::Measured(vec![0, 2048, 2048, 2048, 2048]));
         let out = r.step(Some(&[2048; 5]), 0.02).unwrap();
         let per_tick = 0.3 * c.joints[0].scale * 0.02;
         let min = c.joints[0].min;
