@@ -98,10 +98,10 @@ pub struct JointEntry {
     /// Highest joint speed to command (rad/s or m/s).
     pub speed_limit: f64,
     /// Where the joint rests when the arm is switched on (rad or m), for
-    /// servos that cannot report their position (PWM): the first pulses
-    /// go to this pose and the link moves from it to the first command at
-    /// `link.startup_speed`, instead of jumping there. Given for every
-    /// joint or for none.
+    /// servos that cannot report their position (PWM): on a board not yet
+    /// pulsing, the first pulses go to this pose and the link moves from
+    /// it to the first command at `link.startup_speed`, instead of jumping
+    /// there. Given for every joint or for none.
     #[serde(default)]
     pub park: Option<f64>,
 }
