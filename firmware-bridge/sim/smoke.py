@@ -244,8 +244,37 @@ set_targets(targets)
 got = widths_after(sim_time(), settle=0.05, frames=3)
 check("a new set-targets restarts the pulses", close_to(got, targets), str(got))
 
-# --- throughput ---------------------------------------------------------------------------------
+# --- a moving target: no stretched or cut pulse, the 20 ms frame keeps its phase ------------------
 request(CMD_SET_WATCHDOG, struct.pack("<HB", 500, 0))
+step, frames = 4, 100
+t0 = sim_time()
+for i in range(frames):
+    set_targets([1200 + step * i] * NCH)
+    time.sleep(0.02)
+t1 = sim_time()
+widths_after(t1, settle=0.0, frames=2)  # let the pulses of the window come in
+lo, hi = 1200 - TOL_US, 1200 + step * (frames - 1) + TOL_US
+moving = [p for p in pulses if t0 + 0.1 < p["t_sim"] <= t1]
+out_of_range = [p for p in moving if not lo <= p["width_us"] <= hi]
+jumps, phase = [], []
+for ch in range(NCH):
+    seq_ch = [p for p in moving if p["ch"] == ch]
+    for a, b in zip(seq_ch, seq_ch[1:]):
+        jumps.append(abs(b["width_us"] - a["width_us"]))
+        if ch < 2:  # Timer1: falling edge = period start + width
+            phase.append((b["t_sim"] - a["t_sim"]) * 1e6 - 20000 - (b["width_us"] - a["width_us"]))
+check("moving target: every pulse a commanded width (%d pulses)" % len(moving),
+      len(moving) > frames and not out_of_range, str(out_of_range[:3]))
+# The host's frames are not synchronous with the 20 ms frame: a period may
+# see none or two of them, never a larger jump.
+check("moving target: no pulse jumps more than 3 frames' steps", jumps and max(jumps) <= 3 * step + 2,
+      "largest change %.2f us" % max(jumps or [0]))
+check("moving target: D9/D10 periods stay 20 ms +- 3 us", phase and max(abs(x) for x in phase) <= 3.0,
+      "off by %.2f .. %.2f us" % (min(phase or [0]), max(phase or [0])))
+if phase:
+    print("     D9/D10 period - 20 ms over %d updates: %+.2f .. %+.2f us" % (len(phase), min(phase), max(phase)))
+
+# --- throughput ---------------------------------------------------------------------------------
 before = status()
 n = 500
 w0, s0 = time.time(), sim_time()
