@@ -95,6 +95,12 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("firmware{tag}"));
+    // Test processes running at once (two `cargo test` in two terminals)
+    // build in the same folder: one at a time, and each simulates its own
+    // copy of the ELF, which no later build overwrites.
+    std::fs::create_dir_all(&out).expect("create the firmware build folder");
+    let lock = std::fs::File::create(out.join(".lock")).expect("create the build lock");
+    lock.lock().expect("lock the firmware build folder");
     let fw = project_dir().join("firmware-bridge");
     let o = Command::new(fw.join("build"))
         .env("FIRMWARE_DEFINES", defines)
@@ -107,8 +113,14 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-    let elf = out.join("firmware.elf");
-    assert!(elf.exists(), "the build made no {}", elf.display());
+    let built_elf = out.join("firmware.elf");
+    assert!(
+        built_elf.exists(),
+        "the build made no {}",
+        built_elf.display()
+    );
+    let elf = out.join(format!("firmware-{}.elf", std::process::id()));
+    std::fs::copy(&built_elf, &elf).expect("copy the firmware ELF");
     // sim/run compiles the harness on its first run: do it once here, not
     // in several tests starting at the same time.
     let o = Command::new(fw.join("sim/run"))
@@ -120,6 +132,7 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
         "firmware-bridge/sim/run did not build the harness:\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    drop(lock);
     built.insert(defines.to_string(), elf.clone());
     Some(elf)
 }
