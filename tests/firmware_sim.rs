@@ -280,6 +280,13 @@ fn drive_starts_from_the_park_pose_then_from_what_the_board_holds() {
     let end = fw.sim_time();
     assert_start_up_move(&mut fw, &cal, (start, end), &held, &b);
     assert_widths(&mut fw, end - 0.2, end + 0.1, &expected(&cal, &b));
+
+    // Too short a hold for that slow move: drive says so.
+    let (out, json) = drive(config, fw.pty(), &a, 0.3);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(json["ramping"], true, "{json}");
+    assert!(stderr.contains("stopped short of the pose"), "{stderr}");
 }
 
 /// drive for 1 s, then nothing: returns the JSON summary and the simulated
