@@ -18,9 +18,9 @@
 //   last chunk >= 64 ticks so the ISR always rewrites OCR2A well before the
 //   counter gets there. Both edges of a pulse come from the same timer, so
 //   the width is exact apart from interrupt latency: an edge is late by the
-//   time another ISR (USART RX, Timer0/millis) or a cli() section holds the
-//   CPU, at most about 5 us, typically < 1 us (see README.md for measured
-//   numbers).
+//   time another ISR (USART RX, Timer0/millis, Timer1's width update) or a
+//   cli() section holds the CPU, at most about 5 us, typically < 1 us (see
+//   README.md for measured numbers).
 #include <Arduino.h>
 #include <avr/interrupt.h>
 #include <util/atomic.h>
