@@ -9,6 +9,7 @@
 use super::calibration::Calibration;
 use super::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, WatchdogMode,
+    read_available,
 };
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
@@ -276,13 +277,7 @@ impl BridgeSession {
 
     /// Reads what the port has now, without waiting.
     fn poll(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
-        let n = io.bytes_to_read().map_err(SessionError::from)? as usize;
-        if n > 0 {
-            let mut buf = vec![0u8; n];
-            let got = io.read(&mut buf).map_err(SessionError::Io)?;
-            self.reader.push(&buf[..got]);
-        }
-        Ok(())
+        read_available(io, |b| self.reader.push(b))
     }
 
     /// Handles one reply; a status whose uptime went backwards means the

@@ -166,6 +166,22 @@ impl From<serialport::Error> for SessionError {
     }
 }
 
+/// Reads whatever the port holds now, without waiting for more, and hands
+/// it to `sink`: the one read both protocol sessions make each tick, so a
+/// quiet port never stalls the link thread.
+pub fn read_available(
+    io: &mut dyn SerialPort,
+    sink: impl FnOnce(&[u8]),
+) -> Result<(), SessionError> {
+    let n = io.bytes_to_read().map_err(SessionError::from)? as usize;
+    if n > 0 {
+        let mut buf = vec![0u8; n];
+        let got = io.read(&mut buf).map_err(SessionError::Io)?;
+        sink(&buf[..got]);
+    }
+    Ok(())
+}
+
 /// Where the servos are when a session has set the hardware up: the start
 /// of the link's slow start-up move.
 #[derive(Debug, Clone, PartialEq)]
