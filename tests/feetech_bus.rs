@@ -1,5 +1,5 @@
 //! The Feetech bus driver (`FeetechSession` under the link thread, through
-//! `SerialServo`, the node's servo output) against simulated STS3215
+//! `SerialServo`, the node's servo output) against simulated STS3215 (and SCS0009)
 //! servos on a pty: `tests/python/feetech_bus.py`, written from the
 //! protocol notes alone and itself checked against the vendor SDK in
 //! `tests/feetech_sdk.rs`.
@@ -669,4 +669,107 @@ fn so101_calibration_fits_the_shared_urdf() {
             j.max
         );
     }
+}
+
+/// SCS0009 servos for the project arm: big-endian, 0..1023, and a scale
+/// the file must give (their 1024 units cover less than a turn).
+const SCS_CONFIG: &str = "\
+kind: feetech
+model: scs0009
+link: { rate_hz: 50.0, reply_timeout_ms: 300, startup_speed: 2.0 }
+joints:
+  - { joint: base_yaw,    output: 1, direction: 1,  zero: 512, scale: 195.6, range: [100, 924], speed_limit: 3.0 }
+  - { joint: shoulder,    output: 2, direction: -1, zero: 512, scale: 195.6, range: [100, 924], speed_limit: 3.0 }
+  - { joint: elbow,       output: 3, direction: 1,  zero: 512, scale: 195.6, range: [100, 924], speed_limit: 3.0 }
+  - { joint: wrist_pitch, output: 4, direction: 1,  zero: 512, scale: 195.6, range: [100, 924], speed_limit: 3.0 }
+  - { joint: wrist_roll,  output: 5, direction: 1,  zero: 512, scale: 195.6, range: [100, 924], speed_limit: 3.0 }
+";
+const SCS_PRESENT: [i32; 5] = [250, 780, 300, 760, 260];
+const SCS_COMMAND: [i32; 5] = [760, 260, 750, 280, 770];
+
+/// SCS servos have no SYNC READ (the simulator ignores it, as the SCS
+/// protocol does): the driver speaks their byte order, reads each servo in
+/// turn, and makes the same slow start-up move from where they are.
+#[test]
+fn scs_servos_start_slowly_and_report_their_positions_without_sync_read() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("scs");
+    let link = dir.path("bus");
+    let sim = Sim::start(
+        &link,
+        &dir.path("log.jsonl"),
+        &["--scs", "--present", &csv(&SCS_PRESENT)],
+    );
+    let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
+    let per_tick = 2.0 * cal.joints[0].scale / cal.link.rate_hz;
+    let q = angles_for(&cal, &SCS_COMMAND);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    assert!(
+        stream_until(&mut servo, None, 10.0, |s| connected(&s.status())),
+        "never connected: {}",
+        servo.status().describe()
+    );
+    assert_eq!(servo.feedback(), Some(cal.angles(&SCS_PRESENT)));
+    // Arrived, and the feedback (one READ per servo) shows every servo
+    // there, none of them reported silent on the way.
+    let target = cal.angles(&SCS_COMMAND);
+    let mut complaints = vec![];
+    let arrived = stream_until(&mut servo, Some(&q), 20.0, |s| {
+        complaints.extend(s.status().servo_errors);
+        s.feedback() == Some(target.clone())
+    });
+    let fin = servo.close();
+    assert!(arrived, "feedback {:?}: {fin:?}", fin.present);
+    assert!(complaints.is_empty(), "{complaints:?}");
+    assert_eq!(fin.connects, 1, "{fin:?}");
+    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
+        assert_slow_start(
+            &sim.goals(id),
+            id,
+            SCS_PRESENT[k],
+            SCS_COMMAND[k],
+            (j.min, j.max),
+            per_tick,
+        );
+    }
+}
+
+/// A calibration for STS3215 servos on a bus of SCS0009 ones (or the other
+/// way round) would drive them in the wrong units and byte order: refused,
+/// naming the model found.
+#[test]
+fn servos_of_the_other_family_are_named_and_refused() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("family");
+    let link = dir.path("bus");
+    let scs_bus = Sim::start(&link, &dir.path("scs.jsonl"), &["--scs"]);
+    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
+    let q = vec![0.0; 5];
+    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
+    let st = servo.close();
+    assert!(tried && st.connects == 0, "{st:?}");
+    let error = st.last_error.unwrap_or_default();
+    assert!(
+        error.contains("servo id 1 is scs0009 (model 1284), not the calibration's sts3215"),
+        "{error}"
+    );
+    assert!(scs_bus.events().is_empty(), "{:?}", scs_bus.events());
+    drop(scs_bus);
+
+    let sts_bus = Sim::start(&link, &dir.path("sts.jsonl"), &[]);
+    let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
+    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
+    let st = servo.close();
+    assert!(tried && st.connects == 0, "{st:?}");
+    let error = st.last_error.unwrap_or_default();
+    assert!(
+        error.contains("servo id 1 is sts3215 (model 777), not the calibration's scs0009"),
+        "{error}"
+    );
+    assert!(sts_bus.events().is_empty(), "{:?}", sts_bus.events());
 }

@@ -189,7 +189,8 @@ fn captured_packets_are_well_formed() {
 /// The simulated bus of `tests/feetech_bus.rs` (`tests/python/feetech_bus.py`)
 /// driven by the vendor SDK (`tests/python/feetech_sdk_bus.py`): pings,
 /// reads, writes, a sync write and a sync read all succeed and read back
-/// what the simulator holds, and a silent servo times out in the SDK too.
+/// what the simulator holds, and a silent servo times out in the SDK too;
+/// likewise for its SCS0009 servos in the SDK's SCS byte order.
 /// So the simulated servos answer like the SDK expects real ones to, and
 /// the bus tests of our driver rest on an independently checked peer.
 #[test]
@@ -257,4 +258,31 @@ fn simulated_bus_answers_the_vendor_sdk() {
         .map(|e| (e["id"].as_u64().unwrap(), e["goal"].as_u64().unwrap()))
         .collect();
     assert_eq!(goals, [(2, 2500), (1, 1200), (3, 2800)]);
+
+    // SCS0009 servos (simulator --scs) through the SDK's big-endian
+    // PacketHandler(1): model 1284, positions and goals as the big-endian
+    // words the SDK packs and reads.
+    let scs = &r["scs"];
+    let call = |name: &str| {
+        let c = &scs[name];
+        assert_eq!(c["ok"], true, "scs {name}: the SDK call failed: {c}");
+        c["value"].clone()
+    };
+    for (id, at) in [(1, 300), (2, 700)] {
+        assert_eq!(call(&format!("ping_{id}")), 1284, "ping of SCS id {id}");
+        assert_eq!(call(&format!("present_{id}")), at, "SCS id {id}");
+    }
+    for name in ["write_goal_1", "sync_write", "torque_1", "torque_2"] {
+        call(name);
+    }
+    assert_eq!(call("moved_1"), 900);
+    assert_eq!(call("moved_2"), 100);
+    let goals: Vec<(u64, u64)> = scs["log"]
+        .as_array()
+        .expect("scs log")
+        .iter()
+        .filter(|e| e.get("goal").is_some())
+        .map(|e| (e["id"].as_u64().unwrap(), e["goal"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(goals, [(1, 900), (2, 100)]);
 }

@@ -15,6 +15,7 @@
 //! out-of-range angle. Whatever the input, a command outside the range the
 //! file declares can never be produced.
 
+use super::feetech::ServoModel;
 use super::link::{LinkFile, LinkSettings};
 use crate::model::Chain;
 use serde::Deserialize;
@@ -37,11 +38,12 @@ pub enum OutputKind {
 impl OutputKind {
     /// Commands the hardware can do at all. PWM: 400..=2600 µs, beyond the
     /// 500-2500 µs many servos accept, so no real servo is excluded but a
-    /// typo in ms or ns is. Feetech: the 12-bit position of an STS3215.
-    pub fn device_range(self) -> (i32, i32) {
-        match self {
-            OutputKind::Pwm => (400, 2600),
-            OutputKind::Feetech => (0, 4095),
+    /// typo in ms or ns is. Feetech: the position range of the model
+    /// (0..=4095 on STS servos, 0..=1023 on SCS).
+    pub fn device_range(self, model: Option<ServoModel>) -> (i32, i32) {
+        match (self, model) {
+            (OutputKind::Feetech, Some(m)) => (0, i32::from(m.max_position())),
+            _ => (400, 2600),
         }
     }
 
@@ -55,13 +57,19 @@ impl OutputKind {
     }
 
     /// Default `scale` when the file gives none: 4096 ticks per turn for
-    /// Feetech; none for PWM, where every servo differs.
-    pub fn default_scale(self) -> Option<f64> {
-        match self {
-            OutputKind::Pwm => None,
-            OutputKind::Feetech => {
-                Some(f64::from(super::feetech::TICKS_PER_REV) / std::f64::consts::TAU)
-            }
+    /// STS servos; none for SCS servos and PWM, where it must be measured.
+    pub fn default_scale(self, model: Option<ServoModel>) -> Option<f64> {
+        match (self, model) {
+            (OutputKind::Feetech, Some(m)) => m.ticks_per_radian(),
+            _ => None,
+        }
+    }
+
+    /// The hardware for error messages: "pwm", or the bus-servo model.
+    fn describe(self, model: Option<ServoModel>) -> String {
+        match model {
+            Some(m) => m.name().to_string(),
+            None => format!("{self:?}").to_lowercase(),
         }
     }
 }
@@ -71,6 +79,10 @@ impl OutputKind {
 #[serde(deny_unknown_fields)]
 pub struct CalibrationFile {
     pub kind: OutputKind,
+    /// Bus servos: the model every servo on the bus must report
+    /// (default `sts3215`); not for PWM.
+    #[serde(default)]
+    pub model: Option<ServoModel>,
     /// Port speed, frame rate, timeouts; defaults per kind when absent.
     #[serde(default)]
     pub link: LinkFile,
@@ -151,8 +163,10 @@ pub enum CalibrationError {
         field: &'static str,
         message: String,
     },
-    #[error("joint '{joint}': scale is required for {kind:?} servos (command units per radian)")]
-    MissingScale { joint: String, kind: OutputKind },
+    #[error("joint '{joint}': scale is required for {hardware} servos (command units per radian)")]
+    MissingScale { joint: String, hardware: String },
+    #[error("model: {model} is a bus-servo model; kind {kind:?} has none")]
+    ModelNotApplicable { model: String, kind: OutputKind },
     #[error("joint '{joint}': park {value} is outside the joint's limits [{lower}, {upper}]")]
     ParkOutsideLimits {
         joint: String,
@@ -243,6 +257,8 @@ impl JointMap {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     pub kind: OutputKind,
+    /// The bus-servo model (Feetech only; `sts3215` unless the file says).
+    pub model: Option<ServoModel>,
     pub link: LinkSettings,
     pub joints: Vec<JointMap>,
 }
@@ -278,11 +294,22 @@ impl Calibration {
     /// number finite and sensible, every range inside the device range.
     pub fn check(file: &CalibrationFile, chain: &Chain) -> Result<Calibration, CalibrationError> {
         let kind = file.kind;
+        let model = match (kind, file.model) {
+            (OutputKind::Feetech, m) => Some(m.unwrap_or(ServoModel::Sts3215)),
+            (OutputKind::Pwm, None) => None,
+            (OutputKind::Pwm, Some(m)) => {
+                return Err(CalibrationError::ModelNotApplicable {
+                    model: m.name().to_string(),
+                    kind,
+                });
+            }
+        };
+        let default_scale = kind.default_scale(model);
         let link = file
             .link
             .resolve(kind)
             .map_err(|(field, message)| CalibrationError::Link { field, message })?;
-        let (device_min, device_max) = kind.device_range();
+        let (device_min, device_max) = kind.device_range(model);
         for (k, e) in file.joints.iter().enumerate() {
             let joint = || e.joint.clone();
             if !chain.joints.iter().any(|j| j.name == e.joint) {
@@ -327,13 +354,13 @@ impl Calibration {
                     value: e.direction,
                 });
             }
-            let scale = e
-                .scale
-                .or(kind.default_scale())
-                .ok_or(CalibrationError::MissingScale {
-                    joint: joint(),
-                    kind,
-                })?;
+            let scale =
+                e.scale
+                    .or(default_scale)
+                    .ok_or_else(|| CalibrationError::MissingScale {
+                        joint: joint(),
+                        hardware: kind.describe(model),
+                    })?;
             for (field, value) in [("scale", scale), ("speed_limit", e.speed_limit)] {
                 if value <= 0.0 {
                     return Err(CalibrationError::NotPositive {
@@ -372,7 +399,7 @@ impl Calibration {
                     output: e.output,
                     direction: e.direction,
                     zero: e.zero,
-                    scale: e.scale.or(kind.default_scale()).unwrap_or(1.0),
+                    scale: e.scale.or(default_scale).unwrap_or(1.0),
                     min: e.range[0],
                     max: e.range[1],
                     speed_limit: e.speed_limit,
@@ -382,7 +409,12 @@ impl Calibration {
                 })
             })
             .collect::<Result<Vec<_>, CalibrationError>>()?;
-        Ok(Calibration { kind, link, joints })
+        Ok(Calibration {
+            kind,
+            model,
+            link,
+            joints,
+        })
     }
 
     /// A park pose is all or nothing, inside the joint limits, and only
@@ -629,6 +661,64 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn the_bus_servo_model_sets_the_range_and_the_default_scale() {
+        assert_eq!(checked().model, Some(ServoModel::Sts3215), "the default");
+        let sts3250 = example().replacen("kind: feetech", "kind: feetech\nmodel: sts3250", 1);
+        let c = Calibration::from_yaml(&sts3250, "sts3250.yaml", &chain()).unwrap();
+        assert_eq!(c.model, Some(ServoModel::Sts3250));
+        assert_eq!(c.joints[0].command(0.0), Some(2048));
+        // SCS0009: 0..=1023 and no default scale (its 1024 units cover
+        // less than a turn): the file must measure it.
+        let scs = |f: &mut CalibrationFile| {
+            f.model = Some(ServoModel::Scs0009);
+            for j in &mut f.joints {
+                j.zero = 512.0;
+                j.scale = Some(195.6);
+                j.range = [100, 900];
+            }
+        };
+        assert_eq!(
+            check_err(|f| {
+                scs(f);
+                f.joints[1].scale = None;
+            }),
+            CalibrationError::MissingScale {
+                joint: "shoulder".into(),
+                hardware: "scs0009".into()
+            }
+        );
+        let mut f = file();
+        scs(&mut f);
+        let c = Calibration::check(&f, &chain()).unwrap();
+        assert_eq!(c.model, Some(ServoModel::Scs0009));
+        assert_eq!(c.joints[0].command(1.0), Some(708));
+        assert!(matches!(
+            check_err(|f| {
+                scs(f);
+                f.joints[1].range = [100, 4000];
+            }),
+            CalibrationError::Range {
+                device_max: 1023,
+                ..
+            }
+        ));
+        // A model on hobby servos is a mistake; an unknown one a typo.
+        assert!(matches!(
+            check_err(|f| {
+                to_pwm(f, 0);
+                f.model = Some(ServoModel::Sts3215);
+            }),
+            CalibrationError::ModelNotApplicable { .. }
+        ));
+        let typo = example().replacen("kind: feetech", "kind: feetech\nmodel: sts3251", 1);
+        let e = Calibration::from_yaml(&typo, "typo.yaml", &chain()).unwrap_err();
+        assert!(
+            matches!(&e, CalibrationError::Parse { message, .. } if message.contains("sts3251")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The link session for Feetech STS bus servos (STS3215): checks every
-//! servo of the calibration is on the bus, makes switching the torque on
-//! harmless, then streams goal positions and reads present positions back.
+//! The link session for Feetech bus servos (STS3215, STS3250, SCS0009):
+//! checks every servo of the calibration is on the bus and of the model
+//! the calibration names, makes switching the torque on harmless, then
+//! streams goal positions and reads present positions back.
 //!
 //! Packets come from the pure codec in [`super::feetech`]; this file only
 //! decides what to send when and what the replies mean. Positions are
@@ -9,7 +10,9 @@
 //! Per tick: one broadcast SYNC WRITE of all goal positions (no reply, so
 //! it costs no bus time waiting), then one SYNC READ of the present
 //! positions, each servo answering with its own status packet in list
-//! order. Replies are collected for a few milliseconds at most; whatever
+//! order (SCS servos have no SYNC READ: they are READ one after another,
+//! each answer awaited before the next request so that two servos never
+//! talk at once, as many as fit in the tick's reply window, round robin). Replies are collected for a few milliseconds at most; whatever
 //! arrives later is taken at the next tick, so a slow USB adapter delays
 //! feedback by one period instead of stalling the link.
 //!
@@ -18,26 +21,26 @@
 //! servo set to answer reads only shows up as "no reply".
 
 use super::calibration::Calibration;
-use super::feetech::{self, Endian, ServoFlags, Status, StatusReader, reg};
-use super::link::{LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome};
+use super::feetech::{self, Endian, ServoFlags, ServoModel, Status, StatusReader, reg};
+use super::link::{
+    LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, read_available,
+};
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
-/// Model number of the STS3215 (register 3), the servo of the SO-100 and
-/// SO-101 arms and the only model this session is written for.
-pub const STS3215: u16 = 777;
-
-/// STS servos send two-byte values little-endian.
-const ENDIAN: Endian = Endian::Little;
-
-/// Longest the link thread waits in one tick for the present positions it
-/// just asked for; the rest is taken at the next tick.
+/// Longest the link thread waits in one tick for the answers to a SYNC
+/// READ; the rest is taken at the next tick. Reads one servo at a time
+/// (SCS) may take a quarter period.
 const COLLECT: Duration = Duration::from_millis(3);
 
 /// Feetech bus session: servo ids from the calibration (`output`), chain
 /// order.
 pub struct FeetechSession {
     ids: Vec<u8>,
+    /// What every servo must report; decides byte order and how present
+    /// positions are read.
+    model: ServoModel,
+    endian: Endian,
     reply_timeout: Duration,
     collect: Duration,
     torque_off_on_close: bool,
@@ -54,6 +57,8 @@ pub struct FeetechSession {
     /// Servos asked for their position by the last SYNC READ that have not
     /// answered yet.
     awaiting: Vec<bool>,
+    /// Without SYNC READ: the servo to READ next (round robin over ticks).
+    next_read: usize,
     /// Set up and streaming: only then is a quiet servo news (after a
     /// failed open, the error already says which servo failed).
     running: bool,
@@ -62,12 +67,21 @@ pub struct FeetechSession {
 impl FeetechSession {
     pub fn new(cal: &Calibration, settings: &LinkSettings) -> FeetechSession {
         let n = cal.joints.len();
+        // The calibration gives every Feetech file a model.
+        let model = cal.model.unwrap_or(ServoModel::Sts3215);
+        // A quarter period at most, so the link keeps its rate.
+        let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
         FeetechSession {
             // The calibration checked every output is a valid servo id.
             ids: cal.joints.iter().map(|j| j.output as u8).collect(),
+            model,
+            endian: model.endian(),
             reply_timeout: settings.reply_timeout,
-            // A quarter period at most, so the link keeps its rate.
-            collect: COLLECT.min(Duration::from_secs_f64(0.25 / settings.rate_hz)),
+            collect: if model.has_sync_read() {
+                COLLECT.min(quarter)
+            } else {
+                quarter
+            },
             torque_off_on_close: settings.torque_off_on_close,
             reader: Self::new_reader(),
             bad: 0,
@@ -75,6 +89,7 @@ impl FeetechSession {
             seen: vec![None; n],
             flags: vec![ServoFlags::default(); n],
             awaiting: vec![false; n],
+            next_read: 0,
             running: false,
         }
     }
@@ -98,13 +113,7 @@ impl FeetechSession {
 
     /// Moves what the port has now into the decoder, without waiting.
     fn poll(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
-        let n = io.bytes_to_read().map_err(SessionError::from)? as usize;
-        if n > 0 {
-            let mut buf = vec![0u8; n];
-            let got = io.read(&mut buf).map_err(SessionError::Io)?;
-            self.reader.push(&buf[..got]);
-        }
-        Ok(())
+        read_available(io, |b| self.reader.push(b))
     }
 
     /// The next decoded status packet of one of our servos, with its index;
@@ -171,7 +180,7 @@ impl FeetechSession {
         let d = s
             .data(2)
             .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
-        Ok(ENDIAN.read_word([d[0], d[1]]))
+        Ok(self.endian.read_word([d[0], d[1]]))
     }
 
     /// WRITE to servo `ids[k]`, waiting for its acknowledgement so that
@@ -194,7 +203,7 @@ impl FeetechSession {
     fn take_replies(&mut self, now: Instant) -> bool {
         let mut got = false;
         while let Some((k, s)) = self.next_status(now) {
-            if let Some(p) = s.word(0, ENDIAN).filter(|_| s.params.len() == 2) {
+            if let Some(p) = s.word(0, self.endian).filter(|_| s.params.len() == 2) {
                 self.present[k] = i32::from(p);
                 self.awaiting[k] = false;
                 got = true;
@@ -208,10 +217,10 @@ impl Session for FeetechSession {
     /// Finds every servo and makes switching the torque on harmless:
     /// 1. PING each id: a missing servo fails the connection with its id
     ///    named, before anything is written, so nothing moves;
-    /// 2. READ the model number: anything but an STS3215 is refused, because
-    ///    a different model may count positions differently (another
-    ///    resolution, or big-endian like the SCS series) and would be driven
-    ///    somewhere unintended;
+    /// 2. READ the model number: anything but the calibration's model is
+    ///    refused, because a different model may count positions
+    ///    differently (another resolution, or big-endian like the SCS
+    ///    series) and would be driven somewhere unintended;
     /// 3. READ the present positions;
     /// 4. WRITE goal = present, then torque enable = 1, each acknowledged:
     ///    the servo already holds the goal when it starts to drive, so it
@@ -233,11 +242,22 @@ impl Session for FeetechSession {
         }
         for k in 0..n {
             let model = self.read_word(io, k, reg::MODEL_NUMBER, "model number")?;
-            if model != STS3215 {
+            if model != self.model.number() {
+                // Read in our byte order; a servo of the other family
+                // shows with its bytes swapped.
+                let found = ServoModel::from_number(model)
+                    .or_else(|| {
+                        ServoModel::from_number(model.swap_bytes())
+                            .filter(|m| m.endian() != self.endian)
+                    })
+                    .map_or_else(|| format!("model {model}"), |m| m.to_string());
                 return Err(SessionError::Device(format!(
-                    "servo id {} is model {model}, not an STS3215 ({STS3215}); \
-                     refusing to drive it with STS3215 position units",
-                    self.ids[k]
+                    "servo id {} is {found}, not the calibration's {}; \
+                     refusing to drive it in {} position units (set `model:` \
+                     in the calibration if the servos really are that model)",
+                    self.ids[k],
+                    self.model,
+                    self.model.name()
                 )));
             }
         }
@@ -246,7 +266,7 @@ impl Session for FeetechSession {
             self.present[k] = i32::from(p);
         }
         for k in 0..n {
-            let goal = ENDIAN.word(self.present[k].clamp(0, 0xFFFF) as u16);
+            let goal = self.endian.word(self.present[k].clamp(0, 0xFFFF) as u16);
             self.write_acked(io, k, reg::GOAL_POSITION, &goal, "goal = present position")?;
             self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
         }
@@ -275,17 +295,33 @@ impl Session for FeetechSession {
                 .zip(c)
                 .map(|(&id, &t)| (id, t.clamp(0, 0xFFFF) as u16))
                 .collect();
-            Self::write(io, feetech::sync_write_goal_positions(&goals, ENDIAN))?;
+            Self::write(io, feetech::sync_write_goal_positions(&goals, self.endian))?;
             out.frames_sent += 1;
         }
-        Self::write(io, feetech::sync_read(reg::PRESENT_POSITION, 2, &self.ids))?;
-        self.awaiting.fill(true);
+        // A servo that did not answer last tick is asked again, not waited for.
+        self.awaiting.fill(false);
+        let sync = self.model.has_sync_read();
+        if sync {
+            Self::write(io, feetech::sync_read(reg::PRESENT_POSITION, 2, &self.ids))?;
+            self.awaiting.fill(true);
+        }
+        let n = self.ids.len();
+        let mut asked = 0;
         let deadline = Instant::now() + self.collect;
         loop {
             self.poll(io)?;
             got |= self.take_replies(Instant::now());
+            let waiting = self.awaiting.contains(&true);
+            if !sync && !waiting && asked < n {
+                let k = self.next_read;
+                self.next_read = (k + 1) % n;
+                asked += 1;
+                Self::write(io, feetech::read(self.ids[k], reg::PRESENT_POSITION, 2))?;
+                self.awaiting[k] = true;
+                continue;
+            }
             let t = Instant::now();
-            if !self.awaiting.contains(&true) || t >= deadline {
+            if !waiting || t >= deadline {
                 break;
             }
             std::thread::sleep(Duration::from_micros(500).min(deadline - t));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A simulated Feetech STS bus on a pty: N STS3215 servos behind one port.
+"""A simulated Feetech bus on a pty: N STS3215 (or SCS0009) servos behind one port.
 
 Written from the protocol facts (shared/notes/servo-protocols.md), with no
 code from arm_ik, so that the tests in tests/feetech_bus.rs check our driver
@@ -8,7 +8,9 @@ this simulator against the vendor SDK in turn.
 
 Each servo has a 256-byte register table: model number 777 (STS3215) at 3,
 its id at 5, torque enable at 40, goal position at 42, present position at
-56 (two-byte values little-endian). While its torque is on, a servo moves
+56 (two-byte values little-endian). With --scs they are SCS0009 servos
+instead: model number 1284, two-byte values big-endian, positions 0..1023,
+and no SYNC READ (the SCS protocol has none: such a packet is ignored). While its torque is on, a servo moves
 its present position toward the goal at --speed ticks/s; with the torque
 off it stays where it is.
 
@@ -61,13 +63,14 @@ def packet(ident, code, params=b""):
 
 
 class Servo:
-    def __init__(self, ident, present, model):
+    def __init__(self, ident, present, model, big_endian=False, top=4095):
         self.id = ident
+        self.big = big_endian
         self.table = bytearray(256)
         self.set_word(MODEL, model)
         self.table[ID] = ident
         self.set_word(9, 0)
-        self.set_word(11, 4095)
+        self.set_word(11, top)
         self.table[62] = 120  # 12.0 V
         self.table[63] = 30  # 30 degrees C
         self.set_word(PRESENT, present)
@@ -79,11 +82,13 @@ class Servo:
         self.goals = 0
 
     def word(self, addr):
-        return self.table[addr] | (self.table[addr + 1] << 8)
+        lo, hi = (addr + 1, addr) if self.big else (addr, addr + 1)
+        return self.table[lo] | (self.table[hi] << 8)
 
     def set_word(self, addr, value):
-        self.table[addr] = value & 0xFF
-        self.table[addr + 1] = (value >> 8) & 0xFF
+        lo, hi = (addr + 1, addr) if self.big else (addr, addr + 1)
+        self.table[lo] = value & 0xFF
+        self.table[hi] = (value >> 8) & 0xFF
 
     def move(self, dt, speed):
         if not self.table[TORQUE]:
@@ -110,7 +115,10 @@ class Bus:
         if len(presents) != len(args.ids):
             sys.exit("feetech_bus: --present needs one value or one per id")
         models = dict(args.model)
-        self.servos = {i: Servo(i, p, models.get(i, 777)) for i, p in zip(args.ids, presents)}
+        self.sync_read = not args.scs
+        default_model, top = (1284, 1023) if args.scs else (777, 4095)
+        self.servos = {i: Servo(i, p, models.get(i, default_model), args.scs, top)
+                       for i, p in zip(args.ids, presents)}
         for i, bits in args.flags:
             self.servos[i].flags = bits
         for i in args.silent:
@@ -179,7 +187,7 @@ class Bus:
                 s = self.live(blocks[k])
                 if s:
                     self.write(s, addr, blocks[k + 1:k + 1 + n], "sync_write")
-        elif code == SYNC_READ and ident == BROADCAST and len(p) >= 3:
+        elif code == SYNC_READ and ident == BROADCAST and len(p) >= 3 and self.sync_read:
             addr, n = p[0], p[1]
             for i in p[2:]:
                 s = self.live(i)
@@ -234,6 +242,7 @@ def main():
     ap.add_argument("--flags", type=pair, action="append", default=[])
     ap.add_argument("--model", type=pair, action="append", default=[])
     ap.add_argument("--garbage", action="store_true")
+    ap.add_argument("--scs", action="store_true", help="SCS0009 servos (big-endian, 0..1023, no SYNC READ)")
     args = ap.parse_args()
 
     master, slave = os.openpty()

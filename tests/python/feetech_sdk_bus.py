@@ -8,6 +8,8 @@ trust it as the peer of arm_ik's driver.
 Starts the simulator with ids 1, 2, 3 at 1000, 2000, 3000 ticks and id 9
 silent; prints one JSON object with what the SDK saw: the communication
 result and value of each call, and the simulator's log of goal writes.
+Then the same for SCS0009 servos (simulator --scs, the SDK's big-endian
+PacketHandler(1)), under the key "scs".
 """
 import json
 import os
@@ -22,37 +24,54 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
+    out = with_sim(["--ids", "1,2,3,9", "--present", "1000,2000,3000,500", "--silent", "9"], run)
+    out["scs"] = with_sim(["--scs", "--ids", "1,2", "--present", "300,700"], run_scs)
+    print(json.dumps(out))
+
+
+def with_sim(args, session):
+    """Runs `session(pty path)` against a simulator started with `args`
+    (servos moving at 100000 ticks/s); adds the simulator's log."""
     log = os.path.join(tempfile.mkdtemp(prefix="feetech_sdk_bus"), "goals.jsonl")
     sim = subprocess.Popen(
-        [sys.executable, os.path.join(HERE, "feetech_bus.py"), "--ids", "1,2,3,9",
-         "--present", "1000,2000,3000,500", "--silent", "9", "--speed", "100000", "--log", log],
+        [sys.executable, os.path.join(HERE, "feetech_bus.py"), *args,
+         "--speed", "100000", "--log", log],
         stdout=subprocess.PIPE, text=True)
     try:
         line = sim.stdout.readline()
         if not line.startswith("PTY "):
             sys.exit("feetech_sdk_bus: the simulator printed %r, not a PTY line" % line)
-        out = run(line.split()[1])
+        out = session(line.split()[1])
     finally:
         sim.kill()
         sim.wait()
     with open(log) as f:
         out["log"] = [json.loads(x) for x in f]
-    print(json.dumps(out))
+    return out
 
 
-def run(path):
+def recorder(out):
+    """(value..., comm result, servo error) -> out[name] = {"ok": bool, "value": ..., "error": ...}"""
+    def record(name, result):
+        *value, comm, error = result if isinstance(result, tuple) else (result, 0)
+        out[name] = {"ok": comm == scs.COMM_SUCCESS, "error": error,
+                     "value": value[0] if len(value) == 1 else value}
+    return record
+
+
+def open_port(path):
     port = scs.PortHandler(path)
     if not port.openPort():
         sys.exit("feetech_sdk_bus: the SDK cannot open %s" % path)
+    return port
+
+
+def run(path):
+    port = open_port(path)
     ph = scs.PacketHandler(0)  # STS: little-endian
     ok = scs.COMM_SUCCESS
     out = {}
-
-    def record(name, result):
-        """(value..., comm result, servo error) -> {"ok": bool, "value": ..., "error": ...}"""
-        *value, comm, error = result if isinstance(result, tuple) else (result, 0)
-        out[name] = {"ok": comm == ok, "error": error,
-                     "value": value[0] if len(value) == 1 else value}
+    record = recorder(out)
 
     for sid in (1, 2, 3, 9):
         record("ping_%d" % sid, ph.ping(port, sid))
@@ -75,6 +94,29 @@ def run(path):
                         "value": [reader.getData(sid, 56, 2) for sid in (1, 2, 3)]}
     for sid in (1, 2, 3):
         record("goal_%d" % sid, ph.read2ByteTxRx(port, sid, 42))
+    port.closePort()
+    return out
+
+
+def run_scs(path):
+    """SCS0009 servos: PacketHandler(1) packs and reads words big-endian
+    (the setting is global in the SDK, so this runs after run())."""
+    port = open_port(path)
+    ph = scs.PacketHandler(1)
+    out = {}
+    record = recorder(out)
+    for sid in (1, 2):
+        record("ping_%d" % sid, ph.ping(port, sid))
+        record("present_%d" % sid, ph.read2ByteTxRx(port, sid, 56))
+    record("write_goal_1", ph.write2ByteTxRx(port, 1, 42, 900))
+    group = scs.GroupSyncWrite(port, ph, 42, 2)
+    group.addParam(2, [scs.SCS_LOBYTE(100), scs.SCS_HIBYTE(100)])
+    record("sync_write", (group.txPacket(), 0))
+    for sid in (1, 2):
+        record("torque_%d" % sid, ph.write1ByteTxRx(port, sid, 40, 1))
+    time.sleep(0.2)
+    for sid in (1, 2):
+        record("moved_%d" % sid, ph.read2ByteTxRx(port, sid, 56))
     port.closePort()
     return out
 
