@@ -214,32 +214,41 @@ fn connected(s: &LinkStatus) -> bool {
     s.state == LinkState::Connected
 }
 
-/// Checks a start-up move as the servo `id` received it: it starts exactly
-/// where the servo was, steps no faster than the start-up speed (one tick
-/// of rounding allowed), stays inside the joint's range and ends at the
-/// command.
-fn assert_slow_start(goals: &[i32], id: u64, from: i32, to: i32, range: (i32, i32), per_tick: f64) {
-    assert!(!goals.is_empty(), "servo {id} received no goal");
-    assert_eq!(goals[0], from, "servo {id}: first goal is not where it was");
-    for w in goals.windows(2) {
-        assert!(
-            f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
-            "servo {id}: goal stepped {} -> {} (limit {per_tick:.1} per frame): {goals:?}",
-            w[0],
-            w[1]
+/// Checks the start-up move of every servo of `cal` as `sim` received it:
+/// each starts exactly where the servo was (`from`), steps no faster than
+/// `speed` (rad/s; one tick of rounding allowed), stays inside the joint's
+/// range and ends at the command (`to`).
+fn assert_slow_starts(sim: &Sim, cal: &Calibration, from: &[i32], to: &[i32], speed: f64) {
+    for (k, (j, id)) in cal.joints.iter().zip(ids(cal)).enumerate() {
+        let goals = sim.goals(id);
+        let per_tick = speed * j.scale / cal.link.rate_hz;
+        assert!(!goals.is_empty(), "servo {id} received no goal");
+        assert_eq!(
+            goals[0], from[k],
+            "servo {id}: first goal is not where it was"
+        );
+        for w in goals.windows(2) {
+            assert!(
+                f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
+                "servo {id}: goal stepped {} -> {} (limit {per_tick:.1} per frame): {goals:?}",
+                w[0],
+                w[1]
+            );
+        }
+        for &g in &goals {
+            assert!(
+                (j.min..=j.max).contains(&g),
+                "servo {id}: goal {g} outside [{}, {}]",
+                j.min,
+                j.max
+            );
+        }
+        assert_eq!(
+            *goals.last().unwrap(),
+            to[k],
+            "servo {id} did not reach the command"
         );
     }
-    for &g in goals {
-        assert!(
-            (range.0..=range.1).contains(&g),
-            "servo {id}: goal {g} outside {range:?}"
-        );
-    }
-    assert_eq!(
-        *goals.last().unwrap(),
-        to,
-        "servo {id} did not reach the command"
-    );
 }
 
 const FAR_PRESENT: [i32; 5] = [1100, 3000, 1000, 2900, 1000];
@@ -258,7 +267,6 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
         &["--present", &csv(&FAR_PRESENT)],
     );
     let cal = calibration(false);
-    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
 
@@ -295,16 +303,9 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
     assert_eq!(fin.connects, 1, "{fin:?}");
     assert!(fin.servo_errors.is_empty(), "{:?}", fin.servo_errors);
 
+    assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
     let events = sim.events();
-    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
-        assert_slow_start(
-            &sim.goals(id),
-            id,
-            FAR_PRESENT[k],
-            COMMAND[k],
-            (j.min, j.max),
-            per_tick,
-        );
+    for id in ids(&cal) {
         // Torque came on only after the goal was set to where the servo was.
         let first_goal = events
             .iter()
@@ -484,7 +485,6 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
         &["--present", &csv(&COMMAND)],
     );
     let cal = calibration(false);
-    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
     assert!(
@@ -523,16 +523,7 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
     );
     let st = servo.close();
     assert_eq!(st.connects, 2, "{st:?}");
-    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
-        assert_slow_start(
-            &second.goals(id),
-            id,
-            sagged[k],
-            COMMAND[k],
-            (j.min, j.max),
-            per_tick,
-        );
-    }
+    assert_slow_starts(&second, &cal, &sagged, &COMMAND, STARTUP_SPEED);
 }
 
 #[test]
@@ -563,17 +554,7 @@ fn garbage_and_bad_checksums_on_the_bus_are_skipped() {
     assert!(!seen_zero, "a corrupt packet's position was taken");
     assert_eq!(st.connects, 1, "{st:?}");
     assert!(st.reply_garbage > 0, "no garbage was counted: {st:?}");
-    let per_tick = STARTUP_SPEED * cal.joints[0].scale / cal.link.rate_hz;
-    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
-        assert_slow_start(
-            &sim.goals(id),
-            id,
-            FAR_PRESENT[k],
-            COMMAND[k],
-            (j.min, j.max),
-            per_tick,
-        );
-    }
+    assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
 }
 
 #[test]
@@ -703,7 +684,6 @@ fn scs_servos_start_slowly_and_report_their_positions_without_sync_read() {
         &["--scs", "--present", &csv(&SCS_PRESENT)],
     );
     let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
-    let per_tick = 2.0 * cal.joints[0].scale / cal.link.rate_hz;
     let q = angles_for(&cal, &SCS_COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
     assert!(
@@ -724,16 +704,7 @@ fn scs_servos_start_slowly_and_report_their_positions_without_sync_read() {
     assert!(arrived, "feedback {:?}: {fin:?}", fin.present);
     assert!(complaints.is_empty(), "{complaints:?}");
     assert_eq!(fin.connects, 1, "{fin:?}");
-    for (k, (j, id)) in cal.joints.iter().zip(ids(&cal)).enumerate() {
-        assert_slow_start(
-            &sim.goals(id),
-            id,
-            SCS_PRESENT[k],
-            SCS_COMMAND[k],
-            (j.min, j.max),
-            per_tick,
-        );
-    }
+    assert_slow_starts(&sim, &cal, &SCS_PRESENT, &SCS_COMMAND, 2.0);
 }
 
 /// A calibration for STS3215 servos on a bus of SCS0009 ones (or the other
@@ -747,12 +718,7 @@ fn servos_of_the_other_family_are_named_and_refused() {
     let dir = Scratch::new("family");
     let link = dir.path("bus");
     let scs_bus = Sim::start(&link, &dir.path("scs.jsonl"), &["--scs"]);
-    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
-    let q = vec![0.0; 5];
-    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
-    let st = servo.close();
-    assert!(tried && st.connects == 0, "{st:?}");
-    let error = st.last_error.unwrap_or_default();
+    let error = refused(&link, calibration(false));
     assert!(
         error.contains("servo id 1 is scs0009 (model 1284), not the calibration's sts3215"),
         "{error}"
@@ -762,14 +728,21 @@ fn servos_of_the_other_family_are_named_and_refused() {
 
     let sts_bus = Sim::start(&link, &dir.path("sts.jsonl"), &[]);
     let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
-    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
-    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
-    let st = servo.close();
-    assert!(tried && st.connects == 0, "{st:?}");
-    let error = st.last_error.unwrap_or_default();
+    let error = refused(&link, cal);
     assert!(
         error.contains("servo id 1 is sts3215 (model 777), not the calibration's scs0009"),
         "{error}"
     );
     assert!(sts_bus.events().is_empty(), "{:?}", sts_bus.events());
+}
+
+/// Opens the link on `link` with `cal` until a connection was tried;
+/// checks it never connected and returns why.
+fn refused(link: &Path, cal: Calibration) -> String {
+    let q = vec![0.0; cal.joints.len()];
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
+    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
+    let st = servo.close();
+    assert!(tried && st.connects == 0, "{st:?}");
+    st.last_error.unwrap_or_default()
 }

@@ -217,11 +217,7 @@ fn simulated_bus_answers_the_vendor_sdk() {
     );
     let r: serde_json::Value =
         serde_json::from_slice(&out.stdout).expect("feetech_sdk_bus.py prints JSON");
-    let call = |name: &str| {
-        let c = &r[name];
-        assert_eq!(c["ok"], true, "{name}: the SDK call failed: {c}");
-        c["value"].clone()
-    };
+    let call = |name: &str| sdk_value(&r, name);
     // The SDK's ping reads the model number: 777 is the STS3215.
     for id in 1..=3 {
         assert_eq!(call(&format!("ping_{id}")), 777, "ping of id {id}");
@@ -250,24 +246,13 @@ fn simulated_bus_answers_the_vendor_sdk() {
     }
     assert_eq!(call("sync_read"), serde_json::json!([1200, 2500, 2800]));
     // And the simulator logged exactly those goal writes.
-    let goals: Vec<(u64, u64)> = r["log"]
-        .as_array()
-        .expect("log")
-        .iter()
-        .filter(|e| e.get("goal").is_some())
-        .map(|e| (e["id"].as_u64().unwrap(), e["goal"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(goals, [(2, 2500), (1, 1200), (3, 2800)]);
+    assert_eq!(goal_writes(&r), [(2, 2500), (1, 1200), (3, 2800)]);
 
     // SCS0009 servos (simulator --scs) through the SDK's big-endian
     // PacketHandler(1): model 1284, positions and goals as the big-endian
     // words the SDK packs and reads.
     let scs = &r["scs"];
-    let call = |name: &str| {
-        let c = &scs[name];
-        assert_eq!(c["ok"], true, "scs {name}: the SDK call failed: {c}");
-        c["value"].clone()
-    };
+    let call = |name: &str| sdk_value(scs, name);
     for (id, at) in [(1, 300), (2, 700)] {
         assert_eq!(call(&format!("ping_{id}")), 1284, "ping of SCS id {id}");
         assert_eq!(call(&format!("present_{id}")), at, "SCS id {id}");
@@ -277,12 +262,24 @@ fn simulated_bus_answers_the_vendor_sdk() {
     }
     assert_eq!(call("moved_1"), 900);
     assert_eq!(call("moved_2"), 100);
-    let goals: Vec<(u64, u64)> = scs["log"]
+    assert_eq!(goal_writes(scs), [(1, 900), (2, 100)]);
+}
+
+/// The value of the SDK call `name` in feetech_sdk_bus.py's output,
+/// which must have succeeded.
+fn sdk_value(run: &serde_json::Value, name: &str) -> serde_json::Value {
+    let c = &run[name];
+    assert_eq!(c["ok"], true, "{name}: the SDK call failed: {c}");
+    c["value"].clone()
+}
+
+/// The goal writes (id, goal) the simulator logged in that run.
+fn goal_writes(run: &serde_json::Value) -> Vec<(u64, u64)> {
+    run["log"]
         .as_array()
-        .expect("scs log")
+        .expect("the simulator's log")
         .iter()
         .filter(|e| e.get("goal").is_some())
         .map(|e| (e["id"].as_u64().unwrap(), e["goal"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(goals, [(1, 900), (2, 100)]);
+        .collect()
 }
