@@ -96,11 +96,17 @@ fn assert_widths(fw: &mut Harness, from: f64, to: f64, want: &[Option<f64>; CHAN
                     (g - w).abs() <= TOL_US,
                     "channel {ch}: measured {g} µs, calibration says {w} µs (all: {got:?} vs {want:?})"
                 );
-                let worst = fw
-                    .pulses(ch, from, to)
+                let pulses = fw.pulses(ch, from, to);
+                let worst = pulses
                     .iter()
                     .map(|p| p.width_us - w)
                     .fold(0.0, |a: f64, e| if e.abs() > a.abs() { e } else { a });
+                // The figures behind the ±5 µs, shown with --nocapture.
+                eprintln!(
+                    "channel {ch}: {w} µs wanted, {} pulses, median {:+.2} µs, worst {worst:+.2} µs",
+                    pulses.len(),
+                    g - w
+                );
                 assert!(
                     worst.abs() <= GLITCH_US,
                     "channel {ch}: a pulse {worst:+} µs off {w} µs in [{from}, {to}] s"
