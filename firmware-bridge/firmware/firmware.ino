@@ -19,7 +19,7 @@
 //   counter gets there. Both edges of a pulse come from the same timer, so
 //   the width is exact apart from interrupt latency: an edge is late by the
 //   time another ISR (USART RX, Timer0/millis, Timer1's width update) or a
-//   cli() section holds the CPU, at most about 5 us, typically < 1 us (see
+//   cli() section holds the CPU: typically < 1 us, a few us at times (see
 //   README.md for measured numbers).
 #include <Arduino.h>
 #include <avr/interrupt.h>
