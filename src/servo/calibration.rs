@@ -557,6 +557,7 @@ mod tests {
     /// The example turned into PWM servos on channels `first..`.
     fn to_pwm(f: &mut CalibrationFile, first: u16) {
         f.kind = OutputKind::Pwm;
+        f.model = None;
         for (k, j) in f.joints.iter_mut().enumerate() {
             (j.output, j.zero, j.scale, j.range) =
                 (k as u16 + first, 1500.0, Some(600.0), [500, 2500]);
@@ -636,7 +637,10 @@ mod tests {
             }
         ));
         assert!(matches!(
-            check_err(|f| f.kind = OutputKind::Pwm),
+            check_err(|f| {
+                f.kind = OutputKind::Pwm;
+                f.model = None;
+            }),
             CalibrationError::MissingScale { .. }
         ));
         // Unknown fields are typos, not ignored.
@@ -665,8 +669,11 @@ mod tests {
 
     #[test]
     fn the_bus_servo_model_sets_the_range_and_the_default_scale() {
-        assert_eq!(checked().model, Some(ServoModel::Sts3215), "the default");
-        let sts3250 = example().replacen("kind: feetech", "kind: feetech\nmodel: sts3250", 1);
+        let default = example().replacen("model: sts3215", "", 1);
+        let c = Calibration::from_yaml(&default, "no model", &chain()).unwrap();
+        assert_eq!(c.model, Some(ServoModel::Sts3215), "the default");
+        assert!(example().contains("model: sts3215"));
+        let sts3250 = example().replacen("model: sts3215", "model: sts3250", 1);
         let c = Calibration::from_yaml(&sts3250, "sts3250.yaml", &chain()).unwrap();
         assert_eq!(c.model, Some(ServoModel::Sts3250));
         assert_eq!(c.joints[0].command(0.0), Some(2048));
@@ -713,7 +720,7 @@ mod tests {
             }),
             CalibrationError::ModelNotApplicable { .. }
         ));
-        let typo = example().replacen("kind: feetech", "kind: feetech\nmodel: sts3251", 1);
+        let typo = example().replacen("model: sts3215", "model: sts3251", 1);
         let e = Calibration::from_yaml(&typo, "typo.yaml", &chain()).unwrap_err();
         assert!(
             matches!(&e, CalibrationError::Parse { message, .. } if message.contains("sts3251")),
