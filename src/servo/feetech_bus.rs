@@ -21,7 +21,7 @@
 //! servo set to answer reads only shows up as "no reply".
 
 use super::calibration::Calibration;
-use super::feetech::{self, Endian, ServoFlags, ServoModel, Status, StatusReader, reg};
+use super::feetech::{self, ServoFlags, ServoModel, Status, StatusReader, reg};
 use super::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, read_available,
 };
@@ -40,7 +40,6 @@ pub struct FeetechSession {
     /// What every servo must report; decides byte order and how present
     /// positions are read.
     model: ServoModel,
-    endian: Endian,
     reply_timeout: Duration,
     collect: Duration,
     torque_off_on_close: bool,
@@ -75,7 +74,6 @@ impl FeetechSession {
             // The calibration checked every output is a valid servo id.
             ids: cal.joints.iter().map(|j| j.output as u8).collect(),
             model,
-            endian: model.endian(),
             reply_timeout: settings.reply_timeout,
             collect: if model.has_sync_read() {
                 COLLECT.min(quarter)
@@ -180,7 +178,7 @@ impl FeetechSession {
         let d = s
             .data(2)
             .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
-        Ok(self.endian.read_word([d[0], d[1]]))
+        Ok(self.model.endian().read_word([d[0], d[1]]))
     }
 
     /// WRITE to servo `ids[k]`, waiting for its acknowledgement so that
@@ -203,7 +201,10 @@ impl FeetechSession {
     fn take_replies(&mut self, now: Instant) -> bool {
         let mut got = false;
         while let Some((k, s)) = self.next_status(now) {
-            if let Some(p) = s.word(0, self.endian).filter(|_| s.params.len() == 2) {
+            if let Some(p) = s
+                .word(0, self.model.endian())
+                .filter(|_| s.params.len() == 2)
+            {
                 self.present[k] = i32::from(p);
                 self.awaiting[k] = false;
                 got = true;
@@ -248,7 +249,7 @@ impl Session for FeetechSession {
                 let found = ServoModel::from_number(model)
                     .or_else(|| {
                         ServoModel::from_number(model.swap_bytes())
-                            .filter(|m| m.endian() != self.endian)
+                            .filter(|m| m.endian() != self.model.endian())
                     })
                     .map_or_else(|| format!("model {model}"), |m| m.to_string());
                 return Err(SessionError::Device(format!(
@@ -266,7 +267,10 @@ impl Session for FeetechSession {
             self.present[k] = i32::from(p);
         }
         for k in 0..n {
-            let goal = self.endian.word(self.present[k].clamp(0, 0xFFFF) as u16);
+            let goal = self
+                .model
+                .endian()
+                .word(self.present[k].clamp(0, 0xFFFF) as u16);
             self.write_acked(io, k, reg::GOAL_POSITION, &goal, "goal = present position")?;
             self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
         }
@@ -295,7 +299,10 @@ impl Session for FeetechSession {
                 .zip(c)
                 .map(|(&id, &t)| (id, t.clamp(0, 0xFFFF) as u16))
                 .collect();
-            Self::write(io, feetech::sync_write_goal_positions(&goals, self.endian))?;
+            Self::write(
+                io,
+                feetech::sync_write_goal_positions(&goals, self.model.endian()),
+            )?;
             out.frames_sent += 1;
         }
         // A servo that did not answer last tick is asked again, not waited for.
