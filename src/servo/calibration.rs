@@ -41,9 +41,9 @@ impl OutputKind {
     /// typo in ms or ns is. Feetech: the position range of the model
     /// (0..=4095 on STS servos, 0..=1023 on SCS).
     pub fn device_range(self, model: Option<ServoModel>) -> (i32, i32) {
-        match (self, model) {
-            (OutputKind::Feetech, Some(m)) => (0, i32::from(m.max_position())),
-            _ => (400, 2600),
+        match self {
+            OutputKind::Pwm => (400, 2600),
+            OutputKind::Feetech => (0, i32::from(model.unwrap_or_default().max_position())),
         }
     }
 
@@ -59,17 +59,17 @@ impl OutputKind {
     /// Default `scale` when the file gives none: 4096 ticks per turn for
     /// STS servos; none for SCS servos and PWM, where it must be measured.
     pub fn default_scale(self, model: Option<ServoModel>) -> Option<f64> {
-        match (self, model) {
-            (OutputKind::Feetech, Some(m)) => m.ticks_per_radian(),
-            _ => None,
+        match self {
+            OutputKind::Pwm => None,
+            OutputKind::Feetech => model.unwrap_or_default().ticks_per_radian(),
         }
     }
 
     /// The hardware for error messages: "pwm", or the bus-servo model.
     fn describe(self, model: Option<ServoModel>) -> String {
-        match model {
-            Some(m) => m.name().to_string(),
-            None => format!("{self:?}").to_lowercase(),
+        match self {
+            OutputKind::Pwm => "pwm".to_string(),
+            OutputKind::Feetech => model.unwrap_or_default().name().to_string(),
         }
     }
 }
@@ -295,7 +295,7 @@ impl Calibration {
     pub fn check(file: &CalibrationFile, chain: &Chain) -> Result<Calibration, CalibrationError> {
         let kind = file.kind;
         let model = match (kind, file.model) {
-            (OutputKind::Feetech, m) => Some(m.unwrap_or(ServoModel::Sts3215)),
+            (OutputKind::Feetech, m) => Some(m.unwrap_or_default()),
             (OutputKind::Pwm, None) => None,
             (OutputKind::Pwm, Some(m)) => {
                 return Err(CalibrationError::ModelNotApplicable {

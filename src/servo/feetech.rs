@@ -109,10 +109,11 @@ impl Endian {
 /// servos send values little-endian, count 4096 per turn and answer SYNC
 /// READ; SCS servos send values big-endian, count 0..1023 and have no SYNC
 /// READ (each servo is READ in turn).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ServoModel {
-    /// The servo of the SO-100/SO-101 arms.
+    /// The servo of the SO-100/SO-101 arms; the default.
+    #[default]
     Sts3215,
     /// Its stronger sibling (same protocol and resolution).
     Sts3250,

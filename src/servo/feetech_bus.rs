@@ -12,8 +12,9 @@
 //! positions, each servo answering with its own status packet in list
 //! order (SCS servos have no SYNC READ: they are READ one after another,
 //! each answer awaited before the next request so that two servos never
-//! talk at once, as many as fit in the tick's reply window, round robin). Replies are collected for a few milliseconds at most; whatever
-//! arrives later is taken at the next tick, so a slow USB adapter delays
+//! talk at once, as many as fit in the tick's reply window, round robin).
+//! Replies are collected for a few milliseconds at most; whatever arrives
+//! later is taken at the next tick, so a slow USB adapter delays
 //! feedback by one period instead of stalling the link.
 //!
 //! Assumes the servos' factory setting of answering every instruction
@@ -67,7 +68,7 @@ impl FeetechSession {
     pub fn new(cal: &Calibration, settings: &LinkSettings) -> FeetechSession {
         let n = cal.joints.len();
         // The calibration gives every Feetech file a model.
-        let model = cal.model.unwrap_or(ServoModel::Sts3215);
+        let model = cal.model.unwrap_or_default();
         // A quarter period at most, so the link keeps its rate.
         let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
         FeetechSession {

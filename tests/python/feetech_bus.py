@@ -10,9 +10,9 @@ Each servo has a 256-byte register table: model number 777 (STS3215) at 3,
 its id at 5, torque enable at 40, goal position at 42, present position at
 56 (two-byte values little-endian). With --scs they are SCS0009 servos
 instead: model number 1284, two-byte values big-endian, positions 0..1023,
-and no SYNC READ (the SCS protocol has none: such a packet is ignored). While its torque is on, a servo moves
-its present position toward the goal at --speed ticks/s; with the torque
-off it stays where it is.
+and no SYNC READ (the SCS protocol has none: such a packet is ignored).
+While its torque is on, a servo moves its present position toward the goal
+at --speed ticks/s; with the torque off it stays where it is.
 
 Instructions answered: PING, READ, WRITE, SYNC WRITE (no reply), SYNC READ
 (each listed servo replies with its own status packet, in list order).
