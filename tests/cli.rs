@@ -121,6 +121,65 @@ fn bad_input_is_an_error_that_names_it() {
 }
 
 #[test]
+fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
+    for (option, value) in [
+        ("--pos-tol", "-1"),
+        ("--pos-tol", "nan"),
+        ("--rot-tol", "inf"),
+        ("--budget-ms", "0"),
+        ("--greediness", "1.5"),
+        ("--pitch", "nan"),
+    ] {
+        let out = arm_ik(&[
+            "solve",
+            "--urdf",
+            "urdf/arm.urdf",
+            "--position",
+            "0.1,0.2,0.2",
+            &format!("{option}={value}"),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{option}={value}");
+        let e = stderr(&out);
+        assert!(e.contains(&format!("{option} ")), "{option}={value}: {e}");
+    }
+    let out = arm_ik(&["sim", "--duration", "1", "--max-target-age=-0.5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--max-target-age"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn params_lists_every_node_parameter_as_json() {
+    let out = arm_ik(&["params", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    let params = v["parameters"].as_array().unwrap();
+    let row = |name: &str| {
+        params
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    assert_eq!(row("rate_hz")["type"], "double");
+    assert_eq!(row("rate_hz")["default"], 50.0);
+    assert!(row("rate_hz")["default"].is_f64());
+    assert_eq!(row("max_iterations")["type"], "integer");
+    assert_eq!(row("sim")["default"], true);
+    assert_eq!(row("solver")["allowed"][3], "fabrik");
+    assert_eq!(row("clamp")["live"], true);
+    assert_eq!(row("port")["live"], false);
+    for p in params {
+        assert!(!p["description"].as_str().unwrap().is_empty(), "{p}");
+    }
+    let out = arm_ik(&["params"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("max_target_age"));
+}
+
+#[test]
 fn solve_reaches_a_target_and_flags_an_unreachable_one() {
     let out = arm_ik(&[
         "solve",
@@ -477,6 +536,25 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
     assert!(e.contains("bad.yaml") && e.contains("rate"), "{e}");
+
+    // What the live node refuses, replay refuses: an integer for a double,
+    // a value out of range, a joint the chain does not have.
+    for (entry, says) in [
+        ("rate_hz: 50", "write 50.0"),
+        ("budget_ms: 0.0", "budget_ms = 0"),
+        ("clamp: nope=0:1", "no joint 'nope'"),
+    ] {
+        std::fs::write(&bad, format!("ik_node:\n  ros__parameters:\n    {entry}\n")).unwrap();
+        let out = arm_ik(&[
+            "replay",
+            bag.to_str().unwrap(),
+            "--config",
+            bad.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{entry}");
+        let e = stderr(&out);
+        assert!(e.contains("bad.yaml") && e.contains(says), "{entry}: {e}");
+    }
 
     // The file's solver settings cannot be silently overridden.
     let out = arm_ik(&[

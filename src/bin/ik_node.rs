@@ -141,6 +141,8 @@ async fn run() -> anyhow::Result<()> {
         .lock()
         .map_err(|_| anyhow::anyhow!("parameter lock poisoned"))?
         .clone();
+    // Refused values stop the node now, before it waits for a URDF.
+    let settings = p.settings().context("invalid parameter")?;
     if let Some(warning) = p.check_output()? {
         r2r::log_warn!(&log, "{warning}");
     }
@@ -213,7 +215,7 @@ async fn run() -> anyhow::Result<()> {
     };
     drop(description_sub);
 
-    let rate_hz = p.node_config(&chain)?.rate_hz;
+    let rate_hz = settings.motion.rate_hz;
     let mut core = p.node_core(&chain)?;
     r2r::log_info!(
         &log,

@@ -1,6 +1,6 @@
 //! `arm_ik bench`: the benchmark protocol of `../shared/targets/README.md`.
 
-use super::solver_args::SolverArgs;
+use super::settings_args::SolverArgs;
 use arm_ik::bench::{self, Criteria, KChain, Summary, TargetSet};
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
@@ -49,8 +49,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let seed = set.seed(&a.seed_name)?.to_vec();
     let (config, common) = a.solver.config(&chain)?;
     let criteria = Criteria {
-        position_tolerance: a.solver.pos_tol,
-        orientation_tolerance: a.solver.rot_tol,
+        position_tolerance: a.solver.position_tolerance,
+        orientation_tolerance: a.solver.orientation_tolerance,
         budget: Duration::from_secs_f64(a.solver.budget_ms / 1e3),
         position_only: set.position_only,
     };

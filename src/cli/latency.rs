@@ -4,8 +4,8 @@
 
 use super::EXIT_NOT_REACHED;
 use super::robot::RobotArgs;
-use super::solver_args::SolverArgs;
-use arm_ik::node::{LatencyProbe, NodeConfig, TimeSummary};
+use super::settings_args::{SolverArgs, flag_error};
+use arm_ik::node::{LatencyProbe, MotionSettings, TimeSummary};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -23,8 +23,8 @@ pub struct Args {
     #[arg(long, default_value_t = 100)]
     warmup: usize,
     /// Control rate (Hz): sets how far the path moves between targets.
-    #[arg(long, default_value_t = 50.0)]
-    rate: f64,
+    #[arg(long = "rate", default_value_t = MotionSettings::default().rate_hz)]
+    rate_hz: f64,
     /// Time for one loop of the figure-eight (s).
     #[arg(long, default_value_t = LatencyProbe::DEFAULT_PERIOD)]
     period: f64,
@@ -62,10 +62,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--max-p99-us {m} must be a positive number of microseconds");
     }
     let (solver, common) = a.solver.config(&chain)?;
-    let config = NodeConfig {
-        rate_hz: a.rate,
-        ..NodeConfig::default()
-    };
+    let config = MotionSettings {
+        rate_hz: a.rate_hz,
+        ..MotionSettings::default()
+    }
+    .node_config(&chain)
+    .map_err(flag_error)?;
     let mut probe = LatencyProbe::new(&chain, solver, common, config, a.period)?;
     let r = probe.measure(a.warmup, a.targets);
     let s = probe.node().status();
@@ -77,7 +79,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let v = json!({
             "solver": s.solver,
             "dof": chain.dof(),
-            "rate_hz": a.rate,
+            "rate_hz": a.rate_hz,
             "period_s": a.period,
             "warmup": a.warmup,
             "targets": a.targets,
@@ -95,7 +97,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.targets,
             s.solver,
             chain.dof(),
-            a.rate,
+            a.rate_hz,
             a.warmup
         );
         for (what, x) in [

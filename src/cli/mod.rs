@@ -5,13 +5,16 @@ mod check;
 mod drive;
 mod latency;
 mod make_bag;
+mod params;
 mod parse;
 mod ports;
 mod replay;
 mod robot;
+mod settings_args;
+#[cfg(test)]
+mod settings_paths;
 mod sim;
 mod solve;
-mod solver_args;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -48,6 +51,9 @@ enum Command {
     Drive(drive::Args),
     /// List serial ports with their USB ids.
     Ports(ports::Args),
+    /// List the ROS 2 node's parameters: type, default, meaning, allowed
+    /// values, and whether they can change while it runs.
+    Params(params::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -65,5 +71,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::MakeBag(a) => make_bag::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Ports(a) => ports::run(a),
+        Command::Params(a) => params::run(a),
     }
 }

@@ -1,15 +1,16 @@
 //! `arm_ik replay`: a rosbag2 bag's targets through the node core on the
 //! bag's clock, with pass/fail checks for CI (exit 0 only when all pass).
 
-use super::robot::{NodeArgs, RobotArgs};
-use super::solver_args::SolverArgs;
+use super::robot::RobotArgs;
+use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
+use anyhow::Context as _;
 use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
 use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -21,11 +22,7 @@ pub struct Args {
     /// launch files give ik_node): solver, tolerances, rate and motion
     /// limits, links and URDF as the live node uses them. Instead of the
     /// solver and motion options below; --urdf/--base/--tip still override.
-    #[arg(long, value_name = "FILE", conflicts_with_all = [
-        "solver", "pos_tol", "rot_tol", "budget_ms", "max_iterations", "greediness", "incremental",
-        "reset", "bend", "pitch", "locks", "clamps", "rate", "max_velocity", "max_acceleration",
-        "max_best_effort_error",
-    ])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = setting_ids())]
     config: Option<PathBuf>,
     #[command(flatten)]
     robot: RobotArgs,
@@ -108,15 +105,19 @@ impl TickSink for Sink {
     }
 }
 
+/// The node core as `ik_node` builds it from the parameter `file`: the
+/// same reading, the same checks, on virtual servos.
+fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<NodeCore> {
+    let params = NodeParams::from_ros_yaml_file(file)?;
+    let in_file = || format!("{}: ik_node parameters", file.display());
+    let settings = params.settings().with_context(in_file)?;
+    let chain = robot.chain_for(&params, file)?;
+    settings.core(&chain).with_context(in_file)
+}
+
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let core = match &a.config {
-        Some(file) => {
-            let params = NodeParams::from_ros_yaml_file(file)?;
-            let chain = a.robot.chain_for(&params, file)?;
-            let (solver, common) = params.solver_config()?;
-            let config = params.node_config(&chain)?;
-            NodeCore::with_virtual_servos(&chain, solver, common, config)?
-        }
+        Some(file) => core_from_file(&a.robot, file)?,
         None => a.node.core(&a.robot.chain()?, &a.solver)?,
     };
     if !(a.max_position_error.is_finite() && a.max_position_error >= 0.0) {

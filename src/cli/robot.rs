@@ -1,10 +1,9 @@
-//! What `sim`, `latency` and `replay` share: the robot (a URDF, or the project's arm
-//! built in) and the node's motion settings, so a replay in CI runs the
-//! node exactly as `sim` does.
+//! What `sim`, `latency` and `replay` share: the robot (a URDF, or the
+//! project's arm built in), so a replay in CI runs the node exactly as
+//! `sim` does.
 
-use super::solver_args::SolverArgs;
 use arm_ik::model::Chain;
-use arm_ik::node::{NodeConfig, NodeCore, NodeParams, UrdfSource};
+use arm_ik::node::{NodeParams, UrdfSource};
 use std::path::{Path, PathBuf};
 
 /// The project's arm, built in so `sim` and `replay` run from any directory.
@@ -52,41 +51,5 @@ impl RobotArgs {
             UrdfSource::Xml(xml) => Chain::from_urdf_str(&xml, base, tip)?,
             UrdfSource::Topic => Chain::from_urdf_str(ARM_URDF, base, tip)?,
         })
-    }
-}
-
-#[derive(Debug, clap::Args)]
-pub struct NodeArgs {
-    /// Control rate (Hz).
-    #[arg(long, default_value_t = 50.0)]
-    pub rate: f64,
-    /// Speed limit of every joint (rad/s); default: the URDF's, capped at 2.
-    #[arg(long)]
-    pub max_velocity: Option<f64>,
-    /// Acceleration limit of every joint (rad/s^2).
-    #[arg(long, default_value_t = 8.0)]
-    pub max_acceleration: f64,
-    /// Follow a best-effort answer only when its position error is below this (m).
-    #[arg(long, default_value_t = 0.01)]
-    pub max_best_effort_error: f64,
-}
-
-impl NodeArgs {
-    /// The node core on virtual servos, as the live node builds it.
-    pub fn core(&self, chain: &Chain, solver: &SolverArgs) -> anyhow::Result<NodeCore> {
-        let (solver, common) = solver.config(chain)?;
-        let mut config = NodeConfig {
-            rate_hz: self.rate,
-            default_acceleration: self.max_acceleration,
-            max_best_effort_error: self.max_best_effort_error,
-            ..NodeConfig::default()
-        };
-        if let Some(v) = self.max_velocity {
-            config.max_velocity = vec![v; chain.dof()];
-            config.velocity_cap = v;
-        }
-        Ok(NodeCore::with_virtual_servos(
-            chain, solver, common, config,
-        )?)
     }
 }

@@ -2,8 +2,8 @@
 //! core on virtual servos, following a built-in figure-eight or targets from
 //! stdin, on simulated time.
 
-use super::robot::{NodeArgs, RobotArgs};
-use super::solver_args::SolverArgs;
+use super::robot::RobotArgs;
+use super::settings_args::{NodeArgs, SolverArgs};
 use arm_ik::node::{TargetMsg, figure_eight};
 use serde_json::json;
 use std::io::{BufRead, IsTerminal, Write};
@@ -79,7 +79,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut node = a.node.core(&chain, &a.solver)?;
 
-    let rate = a.node.rate;
+    let rate = a.node.rate_hz;
     let dt = 1.0 / rate;
     let ticks = (a.duration * rate).round() as u64;
     let lines = a.stdin.then(spawn_stdin_reader);

@@ -1,7 +1,7 @@
 //! `arm_ik solve`: one target, one answer.
 
 use super::parse;
-use super::solver_args::SolverArgs;
+use super::settings_args::SolverArgs;
 use arm_ik::ik::{Solver, Target};
 use arm_ik::model::Chain;
 use serde_json::json;

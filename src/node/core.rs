@@ -5,6 +5,7 @@
 
 use super::motion::{AxisLimits, MotionLimiter};
 use super::msg::{JointState, TargetMsg};
+use super::settings::{SettingError, non_negative, positive};
 use super::status::{RejectReason, Status};
 use super::virtual_servo::{ServoOutput, VirtualServo};
 use crate::ik::{Common, IkError, Solver, SolverConfig, Target};
@@ -13,7 +14,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
 
-/// Node settings (the future ROS parameters).
+/// The node core's settings, per joint where the arm needs it; the
+/// front-ends build it from [`MotionSettings`](super::MotionSettings).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeConfig {
     /// Control rate (Hz): one motion step, joint state and servo command per
@@ -63,44 +65,29 @@ impl Default for NodeConfig {
 pub enum NodeError {
     #[error("invalid node setting {name}: {why}")]
     Config { name: &'static str, why: String },
+    /// A solver or motion setting, named as the ROS parameter is.
+    #[error(transparent)]
+    Setting(#[from] SettingError),
     #[error(transparent)]
     Solver(#[from] IkError),
-}
-
-fn bad(name: &'static str, why: impl Into<String>) -> NodeError {
-    NodeError::Config {
-        name,
-        why: why.into(),
-    }
 }
 
 impl NodeConfig {
     /// The per-joint limits for the motion limiter, checked.
     pub fn axis_limits(&self, chain: &Chain) -> Result<Vec<AxisLimits>, NodeError> {
         let n = chain.dof();
-        let positive = |name, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(x)
-            } else {
-                Err(bad(name, format!("{x} must be a positive number")))
-            }
-        };
         positive("rate_hz", self.rate_hz)?;
         positive("velocity_cap", self.velocity_cap)?;
         positive("default_acceleration", self.default_acceleration)?;
         positive("max_target_age", self.max_target_age)?;
-        if self.max_best_effort_error.is_nan() || self.max_best_effort_error < 0.0 {
-            return Err(bad(
-                "max_best_effort_error",
-                format!("{} must be 0 or more", self.max_best_effort_error),
-            ));
-        }
+        non_negative("max_best_effort_error", self.max_best_effort_error)?;
         for (name, v) in [
             ("max_velocity", &self.max_velocity),
             ("max_acceleration", &self.max_acceleration),
         ] {
             if !v.is_empty() && v.len() != n {
-                return Err(bad(name, format!("{} values for {n} joints", v.len())));
+                let why = format!("{} values for {n} joints", v.len());
+                return Err(SettingError::new(name, format!("{v:?}"), why).into());
             }
             for &x in v {
                 positive(name, x)?;
@@ -109,10 +96,8 @@ impl NodeConfig {
         if let Some(q) = &self.initial
             && (q.len() != n || q.iter().any(|x| !x.is_finite()))
         {
-            return Err(bad(
-                "initial",
-                format!("needs {n} finite values, got {q:?}"),
-            ));
+            let why = format!("needs {n} finite values");
+            return Err(SettingError::new("initial", format!("{q:?}"), why).into());
         }
         Ok(chain
             .joints

@@ -8,7 +8,9 @@
 //! servos unless hardware is configured) and returns a [`JointState`]. The
 //! caller passes the clock, so the same loop runs in real time, in
 //! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics.
-//! [`NodeParams`] are the ROS parameters and [`report`] the diagnostics,
+//! [`NodeSettings`] are what the node is told (solver and motion), from
+//! the CLI or from the ROS parameters, [`NodeParams`], declared once;
+//! [`report`] is the diagnostics,
 //! both decided here so the ROS adapter (`crate::ros`, feature `ros2`) only
 //! converts messages.
 //! [`LatencyProbe`] times the path from a new target to the servo command.
@@ -22,6 +24,7 @@ pub mod output;
 pub mod params;
 pub mod path;
 pub mod report;
+pub mod settings;
 pub mod status;
 pub mod virtual_servo;
 
@@ -31,8 +34,11 @@ pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
 pub use output::NodeOutput;
-pub use params::{NodeParams, UrdfSource};
+pub use params::{
+    NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue, UrdfSource,
+};
 pub use path::figure_eight;
 pub use report::{Health, HealthMonitor, Level};
+pub use settings::{MotionSettings, NodeSettings, SettingError, SolverSettings};
 pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
 pub use virtual_servo::{ServoOutput, VirtualServo};

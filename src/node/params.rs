@@ -1,176 +1,184 @@
-//! The ROS node's parameters as a plain struct, and what they mean for the
-//! node core.
+//! The ROS node's parameters as a plain struct, declared once.
 //!
-//! The struct is ROS-free so the mapping to [`NodeConfig`], [`SolverConfig`]
-//! and [`Common`] is tested in the normal test run; with the `ros2` feature
-//! it also derives r2r's `RosParams`, which declares every field as a ROS
-//! parameter with its first doc line as the description, applies
-//! `--ros-args -p` and YAML values at start, and serves `ros2 param get`.
-//! Fields are only the types `RosParams` supports (bool, i64, f64, String),
-//! so "unset" is spelled as an empty string or 0 rather than `Option`.
+//! One table below gives every parameter's name, type, default, one-line
+//! description, allowed values and whether it can change at run time. From
+//! it come the [`NodeParams`] struct and its defaults, get/set by name with
+//! a ROS-free [`ParamValue`], the schema ([`NodeParams::schema`], printed by
+//! `arm_ik params`), the parameter file reader ([`NodeParams::from_ros_yaml`])
+//! and, with the `ros2` feature, r2r's `RosParams` (`crate::ros::params`).
+//! Fields are only the types ROS parameters have (bool, integer, double,
+//! string; r2r has no arrays), so "unset" is an empty string or 0 and a
+//! list is one comma-separated string. What the values mean is decided by
+//! [`NodeParams::settings`], through the same [`NodeSettings`] as the CLI.
 
-use super::core::{NodeConfig, NodeCore, NodeError};
+mod file;
+pub mod table;
+
+pub use file::ParamFileError;
+pub use table::{ParamError, ParamInfo, ParamSpec, ParamType, ParamValue};
+
+use super::core::{NodeCore, NodeError};
 use super::output::NodeOutput;
-use super::virtual_servo::VirtualServo;
-use crate::ik::{
-    AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, SolverConfig,
-    SolverKind, Tolerance,
+use super::settings::{
+    BEND_KEYWORDS, MotionSettings, NodeSettings, SettingError, SolverSettings, bend_name,
+    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_solver,
 };
+use super::virtual_servo::VirtualServo;
+use crate::ik::SolverKind;
 use crate::model::Chain;
 use crate::servo::SerialServo;
 use crate::servo::calibration::{Calibration, OutputKind};
 use std::path::PathBuf;
-use std::time::Duration;
+use table::declare_params;
 
-/// Everything `ik_node` can be told at start. Defaults match `arm_ik sim`.
-///
-/// Doubles must be given as doubles (`-p rate_hz:=50.0`, not `50`): ROS
-/// parameters are typed and r2r refuses an integer for a double.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-#[cfg_attr(feature = "ros2", derive(r2r::RosParams))]
-pub struct NodeParams {
-    /// URDF file to load; empty: use robot_description (parameter, else topic).
-    pub urdf_path: String,
-    /// URDF XML text; used when urdf_path is empty; empty too: wait for the robot_description topic.
-    pub robot_description: String,
-    /// First link of the chain; empty: the URDF's root link.
-    pub base_link: String,
-    /// Last link of the chain; empty: the only leaf link of the URDF.
-    pub tip_link: String,
-    /// IK solver: jacobian, analytic, ccd or fabrik.
-    pub solver: String,
-    /// A target counts as reached within this distance (m).
-    pub position_tolerance: f64,
-    /// A target counts as reached within this angle (rad).
-    pub orientation_tolerance: f64,
-    /// Wall-clock budget of one jacobian solve (ms).
-    pub budget_ms: f64,
-    /// Iteration cap (jacobian per attempt, ccd and fabrik per solve); 0: the solver's default.
-    pub max_iterations: i64,
-    /// Analytic solver bend: closest, positive, negative, or a pole point "x,y,z".
-    pub bend: String,
-    /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
-    pub rate_hz: f64,
-    /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.
-    pub max_velocity: f64,
-    /// Acceleration limit of every joint (rad/s^2 or m/s^2).
-    pub max_acceleration: f64,
-    /// Follow a best-effort IK answer only when its position error is below this (m).
-    pub max_best_effort_error: f64,
-    /// Targets stamped further than this from the node clock are rejected as stale (s).
-    pub max_target_age: f64,
-    /// Servo calibration and link file (YAML, e.g. config/servos_pwm.yaml); needed when sim is false.
-    pub servo_config: String,
-    /// Drive virtual servos instead of hardware.
-    pub sim: bool,
-    /// Serial port of the servo bus or bridge (hardware output only).
-    pub port: String,
-    /// Servo protocol on the port: pwm_bridge or feetech; must match servo_config's kind (hardware output only).
-    pub protocol: String,
+fn solver() -> SolverSettings {
+    SolverSettings::default()
 }
 
-impl Default for NodeParams {
-    fn default() -> Self {
-        let node = NodeConfig::default();
-        let jacobian = JacobianOptions::default();
-        let tolerance = Tolerance::default();
-        NodeParams {
-            urdf_path: String::new(),
-            robot_description: String::new(),
-            base_link: String::new(),
-            tip_link: String::new(),
-            solver: SolverKind::Jacobian.name().to_string(),
-            position_tolerance: tolerance.position,
-            orientation_tolerance: tolerance.orientation,
-            budget_ms: jacobian.budget.as_secs_f64() * 1e3,
-            max_iterations: 0,
-            bend: "closest".to_string(),
-            rate_hz: node.rate_hz,
-            max_velocity: 0.0,
-            max_acceleration: node.default_acceleration,
-            max_best_effort_error: node.max_best_effort_error,
-            max_target_age: node.max_target_age,
-            servo_config: String::new(),
-            sim: true,
-            port: "/dev/ttyUSB0".into(),
-            protocol: "pwm_bridge".into(),
-        }
+fn motion() -> MotionSettings {
+    MotionSettings::default()
+}
+
+fn solver_names() -> Vec<&'static str> {
+    SolverKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+fn bend_keywords() -> Vec<&'static str> {
+    BEND_KEYWORDS.iter().map(|(name, _)| *name).collect()
+}
+
+fn protocol_names() -> Vec<&'static str> {
+    vec!["pwm_bridge", "feetech"]
+}
+
+/// A list setting as one ROS string parameter.
+fn comma_list<T: ToString>(items: &[T]) -> String {
+    items.iter().map(T::to_string).collect::<Vec<_>>().join(",")
+}
+
+declare_params! {
+    /// Everything `ik_node` can be told. Defaults are those of the
+    /// settings ([`NodeSettings::default`]), as `arm_ik sim` runs.
+    ///
+    /// Doubles must be given as doubles (`-p rate_hz:=50.0`, not `50`): ROS
+    /// parameters are typed and the node refuses an integer for a double.
+    pub struct NodeParams {
+        /// URDF file to load; empty: use robot_description (parameter, else topic).
+        urdf_path: String = String::new(), live: false;
+        /// URDF XML text; used when urdf_path is empty; empty too: wait for the robot_description topic.
+        robot_description: String = String::new(), live: false;
+        /// First link of the chain; empty: the URDF's root link.
+        base_link: String = String::new(), live: false;
+        /// Last link of the chain; empty: the only leaf link of the URDF.
+        tip_link: String = String::new(), live: false;
+        /// IK solver (see the README's Solvers section).
+        solver: String = solver().solver.name().to_owned(), live: true, allowed: solver_names;
+        /// A target counts as reached within this distance (m).
+        position_tolerance: f64 = solver().position_tolerance, live: true;
+        /// A target counts as reached within this angle (rad).
+        orientation_tolerance: f64 = solver().orientation_tolerance, live: true;
+        /// Wall-clock budget of one jacobian solve (ms).
+        budget_ms: f64 = solver().budget_ms, live: true;
+        /// Iteration cap (jacobian per attempt, ccd and fabrik per solve); 0: the solver's own.
+        max_iterations: i64 = solver().max_iterations.map_or(0, i64::from), live: true;
+        /// CCD: fraction of each joint's ideal turn applied per step, in (0, 1].
+        greediness: f64 = solver().greediness, live: true;
+        /// CCD: raise the greediness to 1 by the last iteration.
+        incremental: bool = solver().incremental, live: true;
+        /// CCD, FABRIK: start every solve from the rest pose instead of the current joints.
+        reset: bool = solver().reset, live: true;
+        /// Analytic solver: elbow bend, one of these keywords or a pole point "x,y,z" (m, base frame).
+        bend: String = bend_name(&solver().bend), live: true, allowed: bend_keywords;
+        /// Analytic solver: approach pitch (rad) of position-only targets; empty: the solver chooses.
+        pitch: String = solver().pitch.map_or_else(String::new, |p| p.to_string()), live: true;
+        /// Joints held where they are, comma-separated (e.g. "wrist_roll,elbow"); empty: none.
+        lock: String = comma_list(&solver().lock), live: true;
+        /// Narrower joint ranges, comma-separated JOINT=MIN:MAX (e.g. "shoulder=-0.5:1.0"); empty: none.
+        clamp: String = comma_list(&solver().clamp), live: true;
+        /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
+        rate_hz: f64 = motion().rate_hz, live: false;
+        /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.
+        max_velocity: f64 = motion().max_velocity.unwrap_or(0.0), live: true;
+        /// Acceleration limit of every joint (rad/s^2 or m/s^2).
+        max_acceleration: f64 = motion().max_acceleration, live: true;
+        /// Follow a best-effort IK answer only when its position error is below this (m).
+        max_best_effort_error: f64 = motion().max_best_effort_error, live: true;
+        /// Targets stamped further than this from the node clock are rejected as stale (s).
+        max_target_age: f64 = motion().max_target_age, live: true;
+        /// Servo calibration and link file (YAML, e.g. config/servos_pwm.yaml); needed when sim is false.
+        servo_config: String = String::new(), live: false;
+        /// Drive virtual servos instead of hardware.
+        sim: bool = true, live: false;
+        /// Serial port of the servo bus or bridge (hardware output only).
+        port: String = "/dev/ttyUSB0".into(), live: false;
+        /// Servo protocol on the port; must match servo_config's kind (hardware output only).
+        protocol: String = "pwm_bridge".into(), live: false, allowed: protocol_names;
     }
-}
-
-/// Why a ROS 2 parameter file could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ParamFileError {
-    #[error("{source_name}: cannot read the parameter file: {detail}")]
-    Unreadable { source_name: String, detail: String },
-    #[error("{source_name}: not YAML: {detail}")]
-    NotYaml { source_name: String, detail: String },
-    #[error("{source_name}: no `ik_node: ros__parameters:` (or `/**: ros__parameters:`) section; top-level keys: {}", .found.join(", "))]
-    NoSection {
-        source_name: String,
-        found: Vec<String>,
-    },
-    #[error("{source_name}: ik_node parameters: {detail}")]
-    Parameter { source_name: String, detail: String },
 }
 
 impl NodeParams {
-    /// Reads the node's section of a ROS 2 parameter file (`ik_node:` or
-    /// `/**:`, then `ros__parameters:`), as the launch files pass it, on top
-    /// of the defaults. Lets `replay` run the node exactly as configured
-    /// for the live robot, without ROS. Unknown names and wrong types are
-    /// errors, as ROS would refuse them.
-    pub fn from_ros_yaml(text: &str, source_name: &str) -> Result<NodeParams, ParamFileError> {
-        let src = || source_name.to_owned();
-        let doc: serde_norway::Value =
-            serde_norway::from_str(text).map_err(|e| ParamFileError::NotYaml {
-                source_name: src(),
-                detail: e.to_string(),
-            })?;
-        let keys: Vec<String> = doc
-            .as_mapping()
-            .map(|m| {
-                m.keys()
-                    .filter_map(|k| k.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let section = ["ik_node", "/ik_node", "/**"]
-            .iter()
-            .find_map(|name| doc.get(*name).and_then(|n| n.get("ros__parameters")))
-            .ok_or_else(|| ParamFileError::NoSection {
-                source_name: src(),
-                found: keys,
-            })?;
-        // One entry at a time first, so a wrong type names its parameter.
-        if let Some(map) = section.as_mapping() {
-            for (k, v) in map {
-                let mut one = serde_norway::Mapping::new();
-                one.insert(k.clone(), v.clone());
-                if let Err(e) =
-                    serde_norway::from_value::<NodeParams>(serde_norway::Value::Mapping(one))
-                {
-                    return Err(ParamFileError::Parameter {
-                        source_name: src(),
-                        detail: format!("{}: {e}", k.as_str().unwrap_or("?")),
-                    });
-                }
-            }
-        }
-        serde_norway::from_value(section.clone()).map_err(|e| ParamFileError::Parameter {
-            source_name: src(),
-            detail: e.to_string(),
-        })
+    /// The declaration of the parameter called `name`.
+    pub fn spec(name: &str) -> Option<&'static ParamSpec> {
+        NodeParams::SPECS.iter().find(|s| s.name == name)
     }
 
-    /// [`NodeParams::from_ros_yaml`] on a file.
-    pub fn from_ros_yaml_file(path: &std::path::Path) -> Result<NodeParams, ParamFileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ParamFileError::Unreadable {
-            source_name: path.display().to_string(),
-            detail: e.to_string(),
-        })?;
-        NodeParams::from_ros_yaml(&text, &path.display().to_string())
+    /// Every parameter with its default, as `arm_ik params` prints it.
+    pub fn schema() -> Vec<ParamInfo> {
+        let defaults = NodeParams::default();
+        NodeParams::SPECS
+            .iter()
+            .map(|s| ParamInfo {
+                name: s.name,
+                kind: s.kind,
+                default: defaults
+                    .get(s.name)
+                    .expect("every declared name has a field"),
+                description: s.description(),
+                allowed: (s.allowed)(),
+                live: s.live,
+            })
+            .collect()
+    }
+
+    /// The solver and motion settings these parameters give, checked: the
+    /// one path from parameters to the node core, shared by `ik_node` and
+    /// `replay --config`. Errors name the parameter.
+    pub fn settings(&self) -> Result<NodeSettings, SettingError> {
+        let max_iterations = match self.max_iterations {
+            0 => None,
+            m => Some(u32::try_from(m).ok().filter(|&m| m > 0).ok_or_else(|| {
+                SettingError::new(
+                    "max_iterations",
+                    m,
+                    "must be 0 (the solver's own) or a positive count",
+                )
+            })?),
+        };
+        let settings = NodeSettings {
+            solver: SolverSettings {
+                solver: parse_solver(&self.solver)?,
+                position_tolerance: self.position_tolerance,
+                orientation_tolerance: self.orientation_tolerance,
+                budget_ms: self.budget_ms,
+                max_iterations,
+                greediness: self.greediness,
+                incremental: self.incremental,
+                reset: self.reset,
+                bend: parse_bend(&self.bend)?,
+                pitch: parse_pitch(&self.pitch)?,
+                lock: parse_locks(&self.lock)?,
+                clamp: parse_clamps(&self.clamp)?,
+            },
+            motion: MotionSettings {
+                rate_hz: self.rate_hz,
+                max_velocity: (self.max_velocity != 0.0).then_some(self.max_velocity),
+                max_acceleration: self.max_acceleration,
+                max_best_effort_error: self.max_best_effort_error,
+                max_target_age: self.max_target_age,
+            },
+        };
+        settings.validate()?;
+        Ok(settings)
     }
 }
 
@@ -294,8 +302,9 @@ impl NodeParams {
 
     /// The node core these parameters describe, on its output.
     pub fn node_core(&self, chain: &Chain) -> Result<NodeCore<NodeOutput>, NodeError> {
-        let (solver, common) = self.solver_config()?;
-        let mut config = self.node_config(chain)?;
+        let settings = self.settings()?;
+        let (solver, common) = settings.solver_config(chain)?;
+        let mut config = settings.node_config(chain)?;
         let start = config
             .initial
             .clone()
@@ -308,113 +317,13 @@ impl NodeParams {
         }
         NodeCore::new(chain, solver, common, config, output)
     }
-
-    /// The solver and its common options. Chain-independent: per-joint
-    /// locks and clamps are not ROS parameters yet, and the solver checks
-    /// its options against the chain when the node core binds it.
-    pub fn solver_config(&self) -> Result<(SolverConfig, Common), NodeError> {
-        let kind: SolverKind = self.solver.trim().parse().map_err(|e| bad("solver", e))?;
-        let positive = |name, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(x)
-            } else {
-                Err(bad(name, format!("{x} must be a positive number")))
-            }
-        };
-        let max_iterations = match self.max_iterations {
-            0 => None,
-            m => Some(u32::try_from(m).ok().filter(|&m| m > 0).ok_or_else(|| {
-                bad(
-                    "max_iterations",
-                    format!("{m} must be 0 (solver default) or a positive count"),
-                )
-            })?),
-        };
-        let config = match kind {
-            SolverKind::Jacobian => {
-                let mut o = JacobianOptions {
-                    budget: Duration::from_secs_f64(positive("budget_ms", self.budget_ms)? / 1e3),
-                    ..Default::default()
-                };
-                if let Some(m) = max_iterations {
-                    o.max_iterations = m;
-                }
-                SolverConfig::Jacobian(o)
-            }
-            SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions {
-                bend: parse_bend(&self.bend)?,
-                pitch: None,
-            }),
-            SolverKind::Ccd => {
-                let mut o = CcdOptions::default();
-                if let Some(m) = max_iterations {
-                    o.max_iterations = m;
-                }
-                SolverConfig::Ccd(o)
-            }
-            SolverKind::Fabrik => {
-                let mut o = FabrikOptions::default();
-                if let Some(m) = max_iterations {
-                    o.max_iterations = m;
-                }
-                SolverConfig::Fabrik(o)
-            }
-        };
-        let common = Common {
-            tolerance: Tolerance {
-                position: positive("position_tolerance", self.position_tolerance)?,
-                orientation: positive("orientation_tolerance", self.orientation_tolerance)?,
-            },
-            modes: Vec::new(),
-        };
-        Ok((config, common))
-    }
-
-    /// The node core settings. `max_velocity` > 0 sets every joint's limit
-    /// and the cap (like `arm_ik sim --max-velocity`); 0 keeps the URDF
-    /// speeds under the default cap. Range checks happen in
-    /// [`NodeConfig::axis_limits`] when the core is built, so the core and
-    /// the node refuse the same values with the same message.
-    pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, NodeError> {
-        let mut config = NodeConfig {
-            rate_hz: self.rate_hz,
-            default_acceleration: self.max_acceleration,
-            max_best_effort_error: self.max_best_effort_error,
-            max_target_age: self.max_target_age,
-            ..NodeConfig::default()
-        };
-        if self.max_velocity.is_nan() || self.max_velocity < 0.0 {
-            return Err(bad(
-                "max_velocity",
-                format!(
-                    "{} must be 0 (URDF limits) or a positive speed",
-                    self.max_velocity
-                ),
-            ));
-        }
-        if !(self.max_acceleration.is_finite() && self.max_acceleration > 0.0) {
-            return Err(bad(
-                "max_acceleration",
-                format!("{} must be a positive number", self.max_acceleration),
-            ));
-        }
-        if self.max_velocity > 0.0 {
-            config.max_velocity = vec![self.max_velocity; chain.dof()];
-            config.velocity_cap = self.max_velocity;
-        }
-        config.axis_limits(chain)?;
-        Ok(config)
-    }
-}
-
-/// `closest`, `positive`, `negative` or a pole point `x,y,z` (m, base frame).
-pub fn parse_bend(s: &str) -> Result<Bend, NodeError> {
-    s.parse().map_err(|e: String| bad("bend", e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ik::{Bend, Common, JointMode, SolverConfig};
+    use crate::node::settings::JointClamp;
 
     const ARM: &str = include_str!("../../urdf/arm.urdf");
 
@@ -427,10 +336,11 @@ mod tests {
         let p = NodeParams::default();
         assert_eq!(p.urdf_source(), UrdfSource::Topic);
         assert_eq!(p.check_output().unwrap(), None);
-        let (solver, common) = p.solver_config().unwrap();
+        let s = p.settings().unwrap();
+        assert_eq!(s, NodeSettings::default());
+        let (solver, common) = s.solver_config(&arm()).unwrap();
         assert_eq!(solver, SolverConfig::default_for(SolverKind::Jacobian));
         assert_eq!(common, Common::default());
-        assert_eq!(p.node_config(&arm()).unwrap(), NodeConfig::default());
     }
 
     #[test]
@@ -445,6 +355,253 @@ mod tests {
         assert_eq!(p.base(), None);
         p.urdf_path = "/x/arm.urdf".into();
         assert_eq!(p.urdf_source(), UrdfSource::File("/x/arm.urdf".into()));
+    }
+
+    #[test]
+    fn every_parameter_is_declared_once_and_gets_and_sets_by_name() {
+        let names: Vec<_> = NodeParams::SPECS.iter().map(|s| s.name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        let mut p = NodeParams::default();
+        for spec in NodeParams::SPECS {
+            assert!(!spec.description().is_empty() && !spec.description().starts_with(' '));
+            let v = p.get(spec.name).unwrap();
+            assert_eq!(v.kind(), spec.kind, "{}", spec.name);
+            p.set(spec.name, v).unwrap();
+        }
+        assert_eq!(p, NodeParams::default());
+        p.set("budget_ms", ParamValue::Double(2.0)).unwrap();
+        assert_eq!(p.budget_ms, 2.0);
+        let e = p.set("budget_ms", ParamValue::Integer(2)).unwrap_err();
+        assert_eq!(e.name(), "budget_ms");
+        let e = p.set("budget", ParamValue::Double(2.0)).unwrap_err();
+        assert!(matches!(e, ParamError::Unknown { .. }), "{e}");
+        assert!(p.get("budget").is_err());
+    }
+
+    #[test]
+    fn the_schema_lists_defaults_closed_sets_and_what_is_live() {
+        let schema = NodeParams::schema();
+        let row = |name: &str| schema.iter().find(|r| r.name == name).unwrap();
+        assert_eq!(
+            row("solver").allowed,
+            ["jacobian", "analytic", "ccd", "fabrik"]
+        );
+        assert_eq!(row("solver").default, ParamValue::String("jacobian".into()));
+        assert_eq!(row("bend").allowed, ["closest", "positive", "negative"]);
+        assert_eq!(row("budget_ms").default, ParamValue::Double(5.0));
+        assert_eq!(row("max_iterations").default, ParamValue::Integer(0));
+        assert!(row("pitch").allowed.is_empty());
+        for fixed in [
+            "urdf_path",
+            "robot_description",
+            "base_link",
+            "tip_link",
+            "servo_config",
+        ] {
+            assert!(!row(fixed).live, "{fixed}");
+        }
+        for fixed in ["port", "protocol", "sim"] {
+            assert!(!row(fixed).live, "{fixed}");
+        }
+        for live in [
+            "solver",
+            "budget_ms",
+            "position_tolerance",
+            "greediness",
+            "lock",
+            "clamp",
+        ] {
+            assert!(row(live).live, "{live}");
+        }
+        for live in ["max_velocity", "max_acceleration"] {
+            assert!(row(live).live, "{live}");
+        }
+        // The listed protocols are the ones the output accepts.
+        for protocol in row("protocol").allowed.clone() {
+            let p = NodeParams {
+                sim: false,
+                servo_config: "servos.yaml".into(),
+                protocol: protocol.into(),
+                ..NodeParams::default()
+            };
+            assert_eq!(p.check_output().unwrap(), None, "{protocol}");
+        }
+    }
+
+    #[test]
+    fn parameters_map_onto_the_settings() {
+        let p = NodeParams {
+            solver: "ccd".into(),
+            max_iterations: 7,
+            greediness: 0.5,
+            incremental: true,
+            reset: true,
+            bend: "0.1, 0, 0.3".into(),
+            pitch: "-0.5".into(),
+            lock: "wrist_roll".into(),
+            clamp: "shoulder=-0.5:1.0, elbow=0:1".into(),
+            max_velocity: 0.5,
+            ..NodeParams::default()
+        };
+        let s = p.settings().unwrap();
+        assert_eq!(s.solver.solver, SolverKind::Ccd);
+        assert_eq!(s.solver.max_iterations, Some(7));
+        assert_eq!(
+            (s.solver.greediness, s.solver.incremental, s.solver.reset),
+            (0.5, true, true)
+        );
+        assert_eq!(
+            s.solver.bend,
+            Bend::Pole(nalgebra::Vector3::new(0.1, 0.0, 0.3))
+        );
+        assert_eq!(s.solver.pitch, Some(-0.5));
+        assert_eq!(s.solver.lock, ["wrist_roll"]);
+        assert_eq!(
+            s.solver.clamp[1],
+            JointClamp {
+                joint: "elbow".into(),
+                min: 0.0,
+                max: 1.0
+            }
+        );
+        assert_eq!(s.motion.max_velocity, Some(0.5));
+        let modes = s.solver_config(&arm()).unwrap().1.modes;
+        assert_eq!(modes[4], JointMode::Lock);
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let d = NodeParams::default;
+        let cases = [
+            (
+                NodeParams {
+                    solver: "newton".into(),
+                    ..d()
+                },
+                "solver",
+            ),
+            (
+                NodeParams {
+                    max_iterations: -1,
+                    ..d()
+                },
+                "max_iterations",
+            ),
+            (
+                NodeParams {
+                    max_iterations: 1 << 40,
+                    ..d()
+                },
+                "max_iterations",
+            ),
+            (
+                NodeParams {
+                    budget_ms: 0.0,
+                    ..d()
+                },
+                "budget_ms",
+            ),
+            (
+                NodeParams {
+                    position_tolerance: f64::NAN,
+                    ..d()
+                },
+                "position_tolerance",
+            ),
+            (
+                NodeParams {
+                    orientation_tolerance: -1.0,
+                    ..d()
+                },
+                "orientation_tolerance",
+            ),
+            (
+                NodeParams {
+                    greediness: 0.0,
+                    ..d()
+                },
+                "greediness",
+            ),
+            (
+                NodeParams {
+                    bend: "1,2".into(),
+                    ..d()
+                },
+                "bend",
+            ),
+            (
+                NodeParams {
+                    pitch: "up".into(),
+                    ..d()
+                },
+                "pitch",
+            ),
+            (
+                NodeParams {
+                    lock: "a,,b".into(),
+                    ..d()
+                },
+                "lock",
+            ),
+            (
+                NodeParams {
+                    clamp: "elbow=1".into(),
+                    ..d()
+                },
+                "clamp",
+            ),
+            (
+                NodeParams {
+                    rate_hz: 0.0,
+                    ..d()
+                },
+                "rate_hz",
+            ),
+            (
+                NodeParams {
+                    max_velocity: -1.0,
+                    ..d()
+                },
+                "max_velocity",
+            ),
+            (
+                NodeParams {
+                    max_acceleration: 0.0,
+                    ..d()
+                },
+                "max_acceleration",
+            ),
+            (
+                NodeParams {
+                    max_best_effort_error: -1.0,
+                    ..d()
+                },
+                "max_best_effort_error",
+            ),
+            (
+                NodeParams {
+                    max_target_age: f64::INFINITY,
+                    ..d()
+                },
+                "max_target_age",
+            ),
+        ];
+        for (p, name) in cases {
+            let e = p.settings().unwrap_err();
+            assert_eq!(e.name, name, "{e}");
+        }
+        // Joint names are checked against the chain, and so is the node core.
+        let p = NodeParams {
+            clamp: "nope=0:1".into(),
+            ..d()
+        };
+        let e = p.settings().unwrap().solver_config(&arm()).unwrap_err();
+        assert_eq!(e.name, "clamp");
+        let e = p.node_core(&arm()).err().unwrap().to_string();
+        assert!(e.contains("clamp") && e.contains("nope"), "{e}");
     }
 
     #[test]
@@ -531,195 +688,5 @@ mod tests {
         };
         let mut node = params.node_core(&chain).unwrap();
         assert_eq!(node.tick(0.0).position, chain.mid_configuration());
-    }
-
-    #[test]
-    fn solver_options_map_onto_each_solver() {
-        let p = NodeParams {
-            solver: "jacobian".into(),
-            budget_ms: 2.0,
-            max_iterations: 7,
-            position_tolerance: 1e-4,
-            orientation_tolerance: 1e-3,
-            ..NodeParams::default()
-        };
-        let (s, c) = p.solver_config().unwrap();
-        match s {
-            SolverConfig::Jacobian(o) => {
-                assert_eq!(o.budget, Duration::from_millis(2));
-                assert_eq!(o.max_iterations, 7);
-            }
-            other => panic!("{other:?}"),
-        }
-        assert_eq!(c.tolerance.position, 1e-4);
-        assert_eq!(c.tolerance.orientation, 1e-3);
-
-        for (name, bend) in [
-            ("negative", Bend::Negative),
-            (
-                "0.1, 0, 0.3",
-                Bend::Pole(nalgebra::Vector3::new(0.1, 0.0, 0.3)),
-            ),
-        ] {
-            let p = NodeParams {
-                solver: "analytic".into(),
-                bend: name.into(),
-                ..NodeParams::default()
-            };
-            assert_eq!(
-                p.solver_config().unwrap().0,
-                SolverConfig::Analytic(AnalyticOptions { bend, pitch: None })
-            );
-        }
-        let p = NodeParams {
-            solver: "ccd".into(),
-            max_iterations: 3,
-            ..NodeParams::default()
-        };
-        assert!(
-            matches!(p.solver_config().unwrap().0, SolverConfig::Ccd(o) if o.max_iterations == 3)
-        );
-        let p = NodeParams {
-            solver: "fabrik".into(),
-            ..NodeParams::default()
-        };
-        assert_eq!(
-            p.solver_config().unwrap().0,
-            SolverConfig::default_for(SolverKind::Fabrik)
-        );
-    }
-
-    #[test]
-    fn bad_values_name_the_parameter() {
-        let cases = [
-            (
-                NodeParams {
-                    solver: "newton".into(),
-                    ..NodeParams::default()
-                },
-                "solver",
-            ),
-            (
-                NodeParams {
-                    max_iterations: -1,
-                    ..NodeParams::default()
-                },
-                "max_iterations",
-            ),
-            (
-                NodeParams {
-                    budget_ms: 0.0,
-                    ..NodeParams::default()
-                },
-                "budget_ms",
-            ),
-            (
-                NodeParams {
-                    position_tolerance: f64::NAN,
-                    ..NodeParams::default()
-                },
-                "position_tolerance",
-            ),
-            (
-                NodeParams {
-                    solver: "analytic".into(),
-                    bend: "1,2".into(),
-                    ..NodeParams::default()
-                },
-                "bend",
-            ),
-        ];
-        for (p, name) in cases {
-            let e = p.solver_config().unwrap_err().to_string();
-            assert!(e.contains(name), "{name}: {e}");
-        }
-        let chain = arm();
-        for (p, name) in [
-            (
-                NodeParams {
-                    rate_hz: 0.0,
-                    ..NodeParams::default()
-                },
-                "rate_hz",
-            ),
-            (
-                NodeParams {
-                    max_velocity: -1.0,
-                    ..NodeParams::default()
-                },
-                "max_velocity",
-            ),
-            (
-                NodeParams {
-                    max_acceleration: 0.0,
-                    ..NodeParams::default()
-                },
-                "max_acceleration",
-            ),
-            (
-                NodeParams {
-                    max_target_age: f64::INFINITY,
-                    ..NodeParams::default()
-                },
-                "max_target_age",
-            ),
-        ] {
-            let e = p.node_config(&chain).unwrap_err().to_string();
-            assert!(e.contains(name), "{name}: {e}");
-        }
-    }
-
-    #[test]
-    fn one_max_velocity_limits_every_joint_and_the_cap() {
-        let chain = arm();
-        let p = NodeParams {
-            max_velocity: 0.5,
-            rate_hz: 100.0,
-            ..NodeParams::default()
-        };
-        let c = p.node_config(&chain).unwrap();
-        assert_eq!(c.max_velocity, vec![0.5; chain.dof()]);
-        assert_eq!(c.velocity_cap, 0.5);
-        assert_eq!(c.rate_hz, 100.0);
-    }
-
-    #[test]
-    fn the_project_parameter_files_read_as_the_node_reads_them() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let p = NodeParams::from_ros_yaml_file(&root.join("config/arm.yaml")).unwrap();
-        assert_eq!(
-            (p.base_link.as_str(), p.tip_link.as_str()),
-            ("base_link", "tool")
-        );
-        assert_eq!(p.max_velocity, 1.5);
-        assert_eq!(p.max_acceleration, 6.0);
-        assert_eq!(p.position_tolerance, 1e-4);
-        // Unset parameters keep the defaults.
-        assert_eq!(p.port, NodeParams::default().port);
-        let so101 = NodeParams::from_ros_yaml_file(&root.join("config/so101.yaml")).unwrap();
-        assert_eq!(so101.tip_link, "gripper_frame_link");
-    }
-
-    #[test]
-    fn parameter_file_errors_name_the_file_and_the_parameter() {
-        let e =
-            NodeParams::from_ros_yaml("ik_node:\n  ros__parameters:\n    rate: 50.0\n", "p.yaml")
-                .unwrap_err();
-        assert!(
-            e.to_string().starts_with("p.yaml") && e.to_string().contains("rate"),
-            "{e}"
-        );
-        let e = NodeParams::from_ros_yaml(
-            "ik_node:\n  ros__parameters:\n    rate_hz: fast\n",
-            "p.yaml",
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("rate_hz"), "{e}");
-        let e = NodeParams::from_ros_yaml("other_node:\n  ros__parameters: {}\n", "p.yaml")
-            .unwrap_err();
-        assert!(e.to_string().contains("other_node"), "{e}");
-        let p = NodeParams::from_ros_yaml("/**:\n  ros__parameters:\n    solver: ccd\n", "p.yaml")
-            .unwrap();
-        assert_eq!(p.solver, "ccd");
     }
 }

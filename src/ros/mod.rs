@@ -1,9 +1,11 @@
 //! The ROS 2 adapter's library part (feature `ros2`): message conversions
-//! for the `ik_node` binary. Kept in the library, not the binary, so the
-//! conversions are unit-tested with `cargo test --features
-//! ros2,r2r/doc-only --lib ros` on machines without ROS.
+//! and the node's parameters as r2r sees them, for the `ik_node` binary.
+//! Kept in the library, not the binary, so they are unit-tested with
+//! `cargo test --features ros2,r2r/doc-only --lib ros` on machines without
+//! ROS.
 
 pub mod convert;
+pub mod params;
 
 #[cfg(test)]
 mod tests {
@@ -12,9 +14,10 @@ mod tests {
 
     /// What `make_derived_parameter_handler` does at start, minus rcl:
     /// `--ros-args -p` / YAML values (already in the node's map) override
-    /// the defaults, and every field is declared with its description.
+    /// the defaults, and every parameter of the table is declared with its
+    /// description.
     #[test]
-    fn ros_args_override_defaults_and_every_field_is_declared() {
+    fn ros_args_override_defaults_and_every_parameter_is_declared() {
         let mut map = r2r::indexmap::IndexMap::new();
         map.insert(
             "solver".to_string(),
@@ -24,21 +27,27 @@ mod tests {
             "rate_hz".to_string(),
             Parameter::new(ParameterValue::Double(100.0)),
         );
+        map.insert(
+            "use_sim_time".to_string(),
+            Parameter::new(ParameterValue::Bool(false)),
+        );
         let mut p = NodeParams::default();
         p.register_parameters("", None, &mut map).unwrap();
         assert_eq!(p.solver, "ccd");
         assert_eq!(p.rate_hz, 100.0);
-        assert_eq!(map.len(), 19);
-        assert!(map.values().all(|x| !x.description.is_empty()));
+        // Ours, plus the one that is not ours, left as it was.
+        assert_eq!(map.len(), NodeParams::SPECS.len() + 1);
+        assert_eq!(map["use_sim_time"].value, ParameterValue::Bool(false));
+        for spec in NodeParams::SPECS {
+            assert_eq!(map[spec.name].description, spec.description());
+            assert!(!spec.description().is_empty());
+        }
         assert_eq!(map["sim"].value, ParameterValue::Bool(true));
         assert_eq!(
             map["protocol"].value,
             ParameterValue::String("pwm_bridge".into())
         );
-        assert_eq!(
-            map["urdf_path"].value,
-            ParameterValue::String(String::new())
-        );
+        assert_eq!(map["lock"].value, ParameterValue::String(String::new()));
 
         let mut map = r2r::indexmap::IndexMap::new();
         map.insert(
@@ -48,6 +57,32 @@ mod tests {
         let e = NodeParams::default()
             .register_parameters("", None, &mut map)
             .unwrap_err();
-        assert!(e.to_string().contains("rate_hz"), "{e}");
+        assert!(
+            e.to_string().contains("rate_hz") && e.to_string().contains("50.0"),
+            "{e}"
+        );
+    }
+
+    /// `ros2 param get` / `set`: by name, typed, refused with the name.
+    #[test]
+    fn get_and_set_by_name_refuse_wrong_types() {
+        let mut p = NodeParams::default();
+        p.set_parameter("clamp", &ParameterValue::String("elbow=0:1".into()))
+            .unwrap();
+        assert_eq!(
+            p.get_parameter("clamp").unwrap(),
+            ParameterValue::String("elbow=0:1".into())
+        );
+        let lock = ParameterValue::StringArray(vec!["elbow".into()]);
+        let e = p.set_parameter("lock", &lock).unwrap_err().to_string();
+        assert!(e.contains("lock") && e.contains("string array"), "{e}");
+        assert!(p.check_parameter("lock", &lock).is_err());
+        assert!(
+            p.check_parameter("lock", &ParameterValue::String("elbow".into()))
+                .is_ok()
+        );
+        assert_eq!(p.lock, "");
+        let e = p.get_parameter("nope").unwrap_err().to_string();
+        assert!(e.contains("nope"), "{e}");
     }
 }

@@ -1,0 +1,71 @@
+//! `arm_ik params`: the ROS parameters of `ik_node`, from the node's one
+//! declaration of them, for people (a table) and for scripts (`--json`).
+
+use arm_ik::node::{NodeParams, ParamInfo, ParamValue};
+use serde_json::json;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print one JSON object: every parameter's name, type, default,
+    /// description, allowed values (empty: any) and whether it is live.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A default as a parameter file would spell it.
+fn shown(v: &ParamValue) -> String {
+    match v {
+        ParamValue::String(s) if s.is_empty() => "\"\"".to_owned(),
+        ParamValue::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn row(p: &ParamInfo) -> [String; 5] {
+    let mut meaning = p.description.to_owned();
+    if !p.allowed.is_empty() {
+        meaning.push_str(&format!(" [{}]", p.allowed.join(", ")));
+    }
+    let when = if p.live { "live" } else { "start" };
+    [
+        p.name.to_owned(),
+        p.kind.to_string(),
+        shown(&p.default),
+        when.to_owned(),
+        meaning,
+    ]
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let schema = NodeParams::schema();
+    if a.json {
+        let out = json!({ "node": "ik_node", "parameters": schema });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let header = ["parameter", "type", "default", "set", "meaning"].map(String::from);
+    let rows: Vec<[String; 5]> = std::iter::once(header)
+        .chain(schema.iter().map(row))
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let widths = [width(0), width(1), width(2), width(3)];
+    for r in &rows {
+        println!(
+            "{:w0$}  {:w1$}  {:w2$}  {:w3$}  {}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3]
+        );
+    }
+    println!(
+        "\nset: live parameters can change while the node runs; the others are read at start."
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,199 @@
+//! The solver and motion flags shared by `solve`, `bench`, `sim`,
+//! `latency` and `replay`: thin clap structs over the library's
+//! [`SolverSettings`] and [`MotionSettings`], whose defaults they show and
+//! whose checks they use, so the CLI and the ROS node accept and refuse
+//! the same values. Each field is named as the setting (the ROS parameter)
+//! is, so an error about a setting can be shown with its flag.
+
+use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
+use arm_ik::model::Chain;
+use arm_ik::node::settings::{BEND_KEYWORDS, parse_bend, parse_clamps, parse_locks};
+use arm_ik::node::{
+    MotionSettings, NodeCore, NodeError, NodeSettings, SettingError, SolverSettings,
+};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+
+fn solver_kind() -> impl TypedValueParser<Value = SolverKind> {
+    PossibleValuesParser::new(SolverKind::ALL.map(SolverKind::name))
+        .map(|s| s.parse::<SolverKind>().expect("a listed solver name"))
+}
+
+fn bend(s: &str) -> Result<Bend, String> {
+    parse_bend(s).map_err(|e| e.why)
+}
+
+/// The keyword of the default bend, for `--help`.
+fn default_bend() -> &'static str {
+    let default = SolverSettings::default().bend;
+    BEND_KEYWORDS
+        .iter()
+        .find(|(_, b)| *b == default)
+        .map(|(name, _)| *name)
+        .expect("the default bend is a keyword")
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SolverArgs {
+    /// IK solver.
+    #[arg(long, default_value_t = SolverSettings::default().solver, value_parser = solver_kind())]
+    pub solver: SolverKind,
+    /// Position tolerance (m).
+    #[arg(long = "pos-tol", value_name = "POS_TOL", default_value_t = SolverSettings::default().position_tolerance)]
+    pub position_tolerance: f64,
+    /// Orientation tolerance (rad).
+    #[arg(long = "rot-tol", value_name = "ROT_TOL", default_value_t = SolverSettings::default().orientation_tolerance)]
+    pub orientation_tolerance: f64,
+    /// Wall-clock budget of one solve (ms), jacobian solver.
+    #[arg(long, default_value_t = SolverSettings::default().budget_ms)]
+    pub budget_ms: f64,
+    /// Iteration cap (jacobian: per attempt; ccd, fabrik: per solve);
+    /// default: the solver's own.
+    #[arg(long)]
+    pub max_iterations: Option<u32>,
+    /// CCD greediness in (0, 1].
+    #[arg(long, default_value_t = SolverSettings::default().greediness)]
+    pub greediness: f64,
+    /// CCD: raise greediness to 1 by the last iteration.
+    #[arg(long)]
+    pub incremental: bool,
+    /// CCD, FABRIK: start from the rest pose instead of the seed.
+    #[arg(long)]
+    pub reset: bool,
+    /// Analytic: knee/elbow bend: closest, positive, negative, or a pole
+    /// point x,y,z.
+    #[arg(long, default_value = default_bend(), value_parser = bend, allow_hyphen_values = true)]
+    pub bend: Bend,
+    /// Analytic: approach pitch (rad) for position-only targets on arms with
+    /// a wrist; default: the solver chooses.
+    #[arg(long, allow_hyphen_values = true)]
+    pub pitch: Option<f64>,
+    /// Lock joints at their seed value: JOINT[,JOINT...] (repeatable).
+    #[arg(long, value_name = "JOINT")]
+    pub lock: Vec<String>,
+    /// Narrow joint ranges: JOINT=MIN:MAX[,...] (repeatable).
+    #[arg(long, value_name = "JOINT=MIN:MAX", allow_hyphen_values = true)]
+    pub clamp: Vec<String>,
+}
+
+impl SolverArgs {
+    /// The settings these flags give, checked.
+    pub fn settings(&self) -> Result<SolverSettings, SettingError> {
+        let mut lock = Vec::new();
+        for s in &self.lock {
+            lock.extend(parse_locks(s)?);
+        }
+        let mut clamp = Vec::new();
+        for s in &self.clamp {
+            clamp.extend(parse_clamps(s)?);
+        }
+        let settings = SolverSettings {
+            solver: self.solver,
+            position_tolerance: self.position_tolerance,
+            orientation_tolerance: self.orientation_tolerance,
+            budget_ms: self.budget_ms,
+            max_iterations: self.max_iterations,
+            greediness: self.greediness,
+            incremental: self.incremental,
+            reset: self.reset,
+            bend: self.bend,
+            pitch: self.pitch,
+            lock,
+            clamp,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The solver configuration and common options these flags ask for.
+    pub fn config(&self, chain: &Chain) -> anyhow::Result<(SolverConfig, Common)> {
+        self.settings()
+            .and_then(|s| s.solver_config(chain))
+            .map_err(flag_error)
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NodeArgs {
+    /// Control rate (Hz).
+    #[arg(long = "rate", value_name = "RATE", default_value_t = MotionSettings::default().rate_hz)]
+    pub rate_hz: f64,
+    /// Speed limit of every joint (rad/s); default: the URDF's, capped at 2.
+    #[arg(long)]
+    pub max_velocity: Option<f64>,
+    /// Acceleration limit of every joint (rad/s^2).
+    #[arg(long, default_value_t = MotionSettings::default().max_acceleration)]
+    pub max_acceleration: f64,
+    /// Follow a best-effort answer only when its position error is below this (m).
+    #[arg(long, default_value_t = MotionSettings::default().max_best_effort_error)]
+    pub max_best_effort_error: f64,
+    /// Targets stamped further than this from the node clock are rejected
+    /// as stale (s).
+    #[arg(long, default_value_t = MotionSettings::default().max_target_age)]
+    pub max_target_age: f64,
+}
+
+impl NodeArgs {
+    /// The settings these flags give, checked.
+    pub fn settings(&self) -> Result<MotionSettings, SettingError> {
+        let settings = MotionSettings {
+            rate_hz: self.rate_hz,
+            max_velocity: self.max_velocity,
+            max_acceleration: self.max_acceleration,
+            max_best_effort_error: self.max_best_effort_error,
+            max_target_age: self.max_target_age,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The node settings of these flags and `solver`'s; errors name the flag.
+    pub fn node_settings(&self, solver: &SolverArgs) -> anyhow::Result<NodeSettings> {
+        Ok(NodeSettings {
+            solver: solver.settings().map_err(flag_error)?,
+            motion: self.settings().map_err(flag_error)?,
+        })
+    }
+
+    /// The node core on virtual servos, as the live node builds it.
+    pub fn core(&self, chain: &Chain, solver: &SolverArgs) -> anyhow::Result<NodeCore> {
+        node_core(&self.node_settings(solver)?, chain)
+    }
+}
+
+/// The node core on virtual servos; a refused setting is named by its flag.
+pub fn node_core(settings: &NodeSettings, chain: &Chain) -> anyhow::Result<NodeCore> {
+    settings.core(chain).map_err(|e| match e {
+        NodeError::Setting(e) => flag_error(e),
+        other => other.into(),
+    })
+}
+
+/// The solver and motion flags, as clap declares them.
+fn setting_flags() -> clap::Command {
+    use clap::Args as _;
+    NodeArgs::augment_args(SolverArgs::augment_args(clap::Command::new("arm_ik")))
+}
+
+/// The ids of every solver and motion flag, for a flag that replaces them
+/// all (`replay --config`).
+pub fn setting_ids() -> Vec<clap::Id> {
+    setting_flags()
+        .get_arguments()
+        .map(|a| a.get_id().clone())
+        .collect()
+}
+
+/// The flag of a setting, e.g. `--pos-tol` for `position_tolerance`: the
+/// long name of the argument whose id (field name) is the setting's.
+pub fn flag(setting: &str) -> String {
+    setting_flags()
+        .get_arguments()
+        .find(|a| a.get_id() == setting)
+        .and_then(|a| a.get_long())
+        .map_or_else(|| setting.to_owned(), |long| format!("--{long}"))
+}
+
+/// A refused setting, named by its flag.
+pub fn flag_error(e: SettingError) -> anyhow::Error {
+    anyhow::anyhow!(e.spelled(&flag(e.name)))
+}

@@ -1,0 +1,170 @@
+//! One settings path: the same parameters give the same node settings, and
+//! the same refusal, through the ROS parameters (set by name, as r2r
+//! applies `--ros-args -p` and parameter-file values), `replay --config`
+//! (the parameter file reader) and the CLI flags.
+
+use super::settings_args::{NodeArgs, SolverArgs, flag, flag_error};
+use arm_ik::ik::SolverKind;
+use arm_ik::model::Chain;
+use arm_ik::node::{NodeParams, NodeSettings, ParamValue, SettingError};
+use clap::Parser;
+
+const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/params_all.yaml");
+
+/// The flags of `sim` and `replay` that carry settings.
+#[derive(Debug, Parser)]
+struct Flags {
+    #[command(flatten)]
+    solver: SolverArgs,
+    #[command(flatten)]
+    node: NodeArgs,
+}
+
+fn arm() -> Chain {
+    Chain::from_urdf_str(include_str!("../../urdf/arm.urdf"), None, None).unwrap()
+}
+
+/// The node settings of the flags in `argv`, checked against the arm.
+fn from_flags(argv: &[&str]) -> Result<NodeSettings, SettingError> {
+    let flags = Flags::try_parse_from(std::iter::once("arm_ik").chain(argv.iter().copied()))
+        .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+    checked(NodeSettings {
+        solver: flags.solver.settings()?,
+        motion: flags.node.settings()?,
+    })
+}
+
+/// Parameters set one by one on the defaults, as r2r applies them.
+fn from_ros(values: &[(&str, ParamValue)]) -> Result<NodeSettings, SettingError> {
+    let mut p = NodeParams::default();
+    for (name, v) in values {
+        p.set(name, v.clone()).unwrap();
+    }
+    checked(p.settings()?)
+}
+
+fn from_file(text: &str) -> Result<NodeSettings, SettingError> {
+    checked(
+        NodeParams::from_ros_yaml(text, "p.yaml")
+            .unwrap()
+            .settings()?,
+    )
+}
+
+/// The settings once they have been turned into the node's configuration
+/// on the arm (where joint names are checked).
+fn checked(s: NodeSettings) -> Result<NodeSettings, SettingError> {
+    s.solver_config(&arm())?;
+    s.node_config(&arm())?;
+    Ok(s)
+}
+
+#[test]
+fn one_parameter_file_gives_the_same_settings_through_every_front_end() {
+    use ParamValue::{Bool, Double, Integer, String as Text};
+    let ros = from_ros(&[
+        ("solver", Text("ccd".into())),
+        ("position_tolerance", Double(0.0002)),
+        ("orientation_tolerance", Double(0.002)),
+        ("budget_ms", Double(3.0)),
+        ("max_iterations", Integer(150)),
+        ("greediness", Double(0.6)),
+        ("incremental", Bool(true)),
+        ("reset", Bool(true)),
+        ("bend", Text("negative".into())),
+        ("pitch", Text("-0.4".into())),
+        ("lock", Text("wrist_roll".into())),
+        ("clamp", Text("shoulder=-0.5:1.0,elbow=-1.0:0.5".into())),
+        ("rate_hz", Double(100.0)),
+        ("max_velocity", Double(1.2)),
+        ("max_acceleration", Double(5.0)),
+        ("max_best_effort_error", Double(0.02)),
+        ("max_target_age", Double(0.25)),
+    ])
+    .unwrap();
+    let file = from_file(&std::fs::read_to_string(FILE).unwrap()).unwrap();
+    let cli = from_flags(&[
+        "--solver=ccd",
+        "--pos-tol=0.0002",
+        "--rot-tol=0.002",
+        "--budget-ms=3",
+        "--max-iterations=150",
+        "--greediness=0.6",
+        "--incremental",
+        "--reset",
+        "--bend=negative",
+        "--pitch=-0.4",
+        "--lock=wrist_roll",
+        "--clamp=shoulder=-0.5:1.0",
+        "--clamp=elbow=-1.0:0.5",
+        "--rate=100",
+        "--max-velocity=1.2",
+        "--max-acceleration=5",
+        "--max-best-effort-error=0.02",
+        "--max-target-age=0.25",
+    ])
+    .unwrap();
+    assert_eq!(ros, file);
+    assert_eq!(cli, file);
+    // Every value arrived: none is the default.
+    let d = NodeSettings::default();
+    assert_eq!(file.solver.solver, SolverKind::Ccd);
+    assert_eq!(file.solver.lock, ["wrist_roll"]);
+    assert_eq!(file.solver.clamp.len(), 2);
+    assert_eq!(file.motion.max_velocity, Some(1.2));
+    assert_ne!(file.solver.pitch, d.solver.pitch);
+    assert_ne!(file.motion.max_target_age, d.motion.max_target_age);
+    assert_eq!(
+        file.solver_config(&arm()).unwrap(),
+        cli.solver_config(&arm()).unwrap()
+    );
+}
+
+#[test]
+fn a_bad_value_is_refused_the_same_way_by_every_front_end() {
+    let cases: [(&str, ParamValue, &str, &str); 4] = [
+        ("budget_ms", ParamValue::Double(0.0), "0.0", "--budget-ms=0"),
+        ("rate_hz", ParamValue::Double(-1.0), "-1.0", "--rate=-1"),
+        (
+            "position_tolerance",
+            ParamValue::Double(f64::NAN),
+            ".nan",
+            "--pos-tol=nan",
+        ),
+        (
+            "clamp",
+            ParamValue::String("nope=0:1".into()),
+            "nope=0:1",
+            "--clamp=nope=0:1",
+        ),
+    ];
+    for (name, value, yaml, argv) in cases {
+        let ros = from_ros(&[(name, value)]).unwrap_err();
+        let text = format!("ik_node:\n  ros__parameters:\n    {name}: {yaml}\n");
+        let file = from_file(&text).unwrap_err();
+        let cli = from_flags(&[argv]).unwrap_err();
+        assert_eq!(ros.name, name);
+        assert_eq!(file, ros, "{name}");
+        // NaN is not equal to itself: compare what the user reads.
+        assert_eq!(cli.to_string(), ros.to_string(), "{name}");
+        let shown = flag_error(cli).to_string();
+        assert!(shown.starts_with(&flag(name)), "{shown}");
+    }
+}
+
+#[test]
+fn every_setting_has_a_flag() {
+    let settings = NodeParams::SPECS
+        .iter()
+        .filter(|s| s.live || s.name == "rate_hz");
+    for spec in settings {
+        assert!(
+            flag(spec.name).starts_with("--"),
+            "{} has no flag",
+            spec.name
+        );
+    }
+    assert_eq!(flag("position_tolerance"), "--pos-tol");
+    assert_eq!(flag("rate_hz"), "--rate");
+    assert_eq!(flag("max_target_age"), "--max-target-age");
+}

@@ -1,0 +1,127 @@
+//! The node's settings as typed values, decided once for every front-end.
+//!
+//! The CLI flags (`arm_ik sim`, `replay`, `solve`, ...), the ROS parameters
+//! of `ik_node` ([`crate::node::NodeParams`]) and the parameter file that
+//! `replay --config` reads all convert into these types, so a value is
+//! defaulted, checked and turned into solver and motion options in one
+//! place: [`SolverSettings`] (which solver, its options, per-joint locks
+//! and clamps) and [`MotionSettings`] (control rate and motion limits),
+//! held together by [`NodeSettings`].
+//!
+//! A refused value is a [`SettingError`] naming the setting by its
+//! canonical name, the ROS parameter's (`budget_ms`); each front-end shows
+//! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
+
+mod motion;
+mod solver;
+
+pub use motion::MotionSettings;
+pub use solver::{
+    BEND_KEYWORDS, JointClamp, SolverSettings, bend_name, parse_bend, parse_clamps, parse_locks,
+    parse_pitch, parse_solver,
+};
+
+use super::core::{NodeConfig, NodeCore, NodeError};
+use crate::ik::{Common, SolverConfig};
+use crate::model::Chain;
+use std::fmt::Display;
+
+/// A setting that was refused: which one (its canonical name, as the ROS
+/// parameter spells it), the value given, and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{name} = {value}: {why}")]
+pub struct SettingError {
+    /// The canonical name, e.g. `budget_ms`.
+    pub name: &'static str,
+    /// The value as given, e.g. `0` or `'nope=0:1'`.
+    pub value: String,
+    pub why: String,
+}
+
+impl SettingError {
+    pub fn new(name: &'static str, value: impl Display, why: impl Into<String>) -> SettingError {
+        SettingError {
+            name,
+            value: value.to_string(),
+            why: why.into(),
+        }
+    }
+
+    /// The message with the setting spelled as the front-end spells it,
+    /// e.g. `--budget-ms 0: must be a positive number` on the command line.
+    pub fn spelled(&self, name: &str) -> String {
+        format!("{name} {}: {}", self.value, self.why)
+    }
+}
+
+/// `x` when it is finite and above zero.
+pub(crate) fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(SettingError::new(name, x, "must be a positive number"))
+    }
+}
+
+/// `x` when it is finite and not below zero.
+pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(SettingError::new(name, x, "must be 0 or a positive number"))
+    }
+}
+
+/// Everything the node core is built from besides the robot and the servo
+/// output: the solver and the motion.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeSettings {
+    pub solver: SolverSettings,
+    pub motion: MotionSettings,
+}
+
+impl NodeSettings {
+    /// Checks every value; the conversions below call it too.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        self.solver.validate()?;
+        self.motion.validate()
+    }
+
+    /// The solver and its common options on `chain`; see
+    /// [`SolverSettings::solver_config`].
+    pub fn solver_config(&self, chain: &Chain) -> Result<(SolverConfig, Common), SettingError> {
+        self.solver.solver_config(chain)
+    }
+
+    /// The node core's motion settings on `chain`; see
+    /// [`MotionSettings::node_config`].
+    pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
+        self.motion.node_config(chain)
+    }
+
+    /// The node core on virtual servos, as `arm_ik sim` and `replay` run it.
+    pub fn core(&self, chain: &Chain) -> Result<NodeCore, NodeError> {
+        let (solver, common) = self.solver_config(chain)?;
+        let config = self.node_config(chain)?;
+        NodeCore::with_virtual_servos(chain, solver, common, config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_setting_and_the_value_in_either_spelling() {
+        let e = positive("budget_ms", 0.0).unwrap_err();
+        assert_eq!(e.to_string(), "budget_ms = 0: must be a positive number");
+        assert_eq!(
+            e.spelled("--budget-ms"),
+            "--budget-ms 0: must be a positive number"
+        );
+        assert!(positive("x", f64::NAN).is_err());
+        assert!(positive("x", f64::INFINITY).is_err());
+        assert_eq!(non_negative("x", 0.0), Ok(0.0));
+        assert!(non_negative("x", -1e-9).is_err());
+    }
+}

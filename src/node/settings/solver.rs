@@ -1,0 +1,602 @@
+//! Solver settings: which solver, its options, and per-joint locks and
+//! clamps, with their defaults taken from the solvers' own.
+
+use super::{SettingError, positive};
+use crate::ik::{
+    AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, JointMode,
+    SolverConfig, SolverKind, Start, Tolerance,
+};
+use crate::model::Chain;
+use std::fmt;
+use std::time::Duration;
+
+/// One joint's narrowed range, `JOINT=MIN:MAX` as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointClamp {
+    pub joint: String,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl fmt::Display for JointClamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}:{}", self.joint, self.min, self.max)
+    }
+}
+
+/// The solver and its options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SolverSettings {
+    pub solver: SolverKind,
+    /// A target counts as reached within this distance (m).
+    pub position_tolerance: f64,
+    /// A target counts as reached within this angle (rad).
+    pub orientation_tolerance: f64,
+    /// Wall-clock budget of one jacobian solve (ms).
+    pub budget_ms: f64,
+    /// Iteration cap (jacobian per attempt, ccd and fabrik per solve);
+    /// `None`: the solver's own.
+    pub max_iterations: Option<u32>,
+    /// CCD: fraction of each joint's ideal turn per step, in (0, 1].
+    pub greediness: f64,
+    /// CCD: raise the greediness to 1 by the last iteration.
+    pub incremental: bool,
+    /// CCD, FABRIK: start every solve from the rest pose instead of the
+    /// seed (answers independent of history, at the cost of smoothness).
+    pub reset: bool,
+    /// Analytic: which elbow (knee) solution.
+    pub bend: Bend,
+    /// Analytic: approach pitch (rad) of position-only targets; `None`: the
+    /// solver chooses.
+    pub pitch: Option<f64>,
+    /// Joints held at their seed value.
+    pub lock: Vec<String>,
+    /// Joints kept within a narrower range than the URDF's.
+    pub clamp: Vec<JointClamp>,
+}
+
+impl Default for SolverSettings {
+    /// The solvers' own defaults: a warm-started Jacobian solver with the
+    /// benchmark tolerances.
+    fn default() -> Self {
+        let tolerance = Tolerance::default();
+        let ccd = CcdOptions::default();
+        let analytic = AnalyticOptions::default();
+        SolverSettings {
+            solver: SolverKind::Jacobian,
+            position_tolerance: tolerance.position,
+            orientation_tolerance: tolerance.orientation,
+            budget_ms: JacobianOptions::default().budget.as_secs_f64() * 1e3,
+            max_iterations: None,
+            greediness: ccd.greediness,
+            incremental: ccd.incremental,
+            reset: ccd.start != Start::Warm,
+            bend: analytic.bend,
+            pitch: analytic.pitch,
+            lock: Vec::new(),
+            clamp: Vec::new(),
+        }
+    }
+}
+
+/// The bend keywords, as the command line and the ROS parameter spell them;
+/// a pole point `x,y,z` is the other choice.
+pub const BEND_KEYWORDS: [(&str, Bend); 3] = [
+    ("closest", Bend::Closest),
+    ("positive", Bend::Positive),
+    ("negative", Bend::Negative),
+];
+
+/// `bend` as the command line and the ROS parameter spell it.
+pub fn bend_name(bend: &Bend) -> String {
+    match bend {
+        Bend::Pole(p) => format!("{},{},{}", p.x, p.y, p.z),
+        other => BEND_KEYWORDS
+            .iter()
+            .find(|(_, b)| b == other)
+            .map(|(name, _)| (*name).to_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// A solver by name, as the command line and the ROS parameter spell it.
+pub fn parse_solver(s: &str) -> Result<SolverKind, SettingError> {
+    s.trim().parse().map_err(|_| {
+        let names: Vec<_> = SolverKind::ALL.iter().map(|k| k.name()).collect();
+        SettingError::new(
+            "solver",
+            format!("'{s}'"),
+            format!("is not one of {}", names.join(", ")),
+        )
+    })
+}
+
+/// A bend keyword ([`BEND_KEYWORDS`]) or a pole point `x,y,z` (m, base
+/// frame).
+pub fn parse_bend(s: &str) -> Result<Bend, SettingError> {
+    s.parse().map_err(|_| {
+        let names: Vec<_> = BEND_KEYWORDS.iter().map(|(n, _)| *n).collect();
+        SettingError::new(
+            "bend",
+            format!("'{s}'"),
+            format!("is not one of {}, or a pole point x,y,z", names.join(", ")),
+        )
+    })
+}
+
+/// An approach pitch (rad); blank text: the solver chooses.
+pub fn parse_pitch(s: &str) -> Result<Option<f64>, SettingError> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse().map(Some).map_err(|_| {
+        SettingError::new(
+            "pitch",
+            format!("'{s}'"),
+            "is not a number; give an angle (rad), or leave it empty for the solver to choose",
+        )
+    })
+}
+
+/// Joint names from a comma-separated list (`"wrist_roll, elbow"`); empty
+/// text is no joint. The ROS parameter `lock` and each `--lock` use this.
+pub fn parse_locks(s: &str) -> Result<Vec<String>, SettingError> {
+    list_items(s)
+        .map(|item| {
+            if item.is_empty() {
+                Err(SettingError::new(
+                    "lock",
+                    format!("'{s}'"),
+                    "has an empty joint name; expected JOINT[,JOINT...]",
+                ))
+            } else {
+                Ok(item.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// Clamps from a comma-separated list (`"shoulder=-0.5:1.0,elbow=0:1"`);
+/// empty text is no clamp. The ROS parameter `clamp` and each `--clamp`
+/// use this.
+pub fn parse_clamps(s: &str) -> Result<Vec<JointClamp>, SettingError> {
+    list_items(s).map(|item| parse_clamp(item, s)).collect()
+}
+
+/// Items of a comma-separated list, trimmed; none for blank text.
+fn list_items(s: &str) -> impl Iterator<Item = &str> {
+    let blank = s.trim().is_empty();
+    s.split(',').map(str::trim).filter(move |_| !blank)
+}
+
+fn parse_clamp(item: &str, whole: &str) -> Result<JointClamp, SettingError> {
+    let bad = |why: String| SettingError::new("clamp", format!("'{whole}'"), why);
+    let shape = || bad(format!("'{item}': expected JOINT=MIN:MAX"));
+    let (joint, range) = item.split_once('=').ok_or_else(shape)?;
+    let (lo, hi) = range.split_once(':').ok_or_else(shape)?;
+    let num = |s: &str| {
+        let s = s.trim();
+        s.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| bad(format!("'{item}': '{s}' is not a finite number")))
+    };
+    let joint = joint.trim();
+    if joint.is_empty() {
+        return Err(shape());
+    }
+    Ok(JointClamp {
+        joint: joint.to_owned(),
+        min: num(lo)?,
+        max: num(hi)?,
+    })
+}
+
+impl SolverSettings {
+    /// Checks every value (the joint names are checked against the chain in
+    /// [`SolverSettings::solver_config`]).
+    pub fn validate(&self) -> Result<(), SettingError> {
+        positive("position_tolerance", self.position_tolerance)?;
+        positive("orientation_tolerance", self.orientation_tolerance)?;
+        self.budget()?;
+        if self.max_iterations == Some(0) {
+            return Err(SettingError::new(
+                "max_iterations",
+                0,
+                "must be at least 1 (unset, or 0 as a ROS parameter: the solver's own)",
+            ));
+        }
+        let g = self.greediness;
+        if !(g > 0.0 && g <= 1.0) {
+            return Err(SettingError::new("greediness", g, "must be in (0, 1]"));
+        }
+        if let Bend::Pole(p) = self.bend
+            && !p.iter().all(|v| v.is_finite())
+        {
+            return Err(SettingError::new(
+                "bend",
+                bend_name(&self.bend),
+                "is not finite",
+            ));
+        }
+        if let Some(p) = self.pitch
+            && !p.is_finite()
+        {
+            return Err(SettingError::new(
+                "pitch",
+                p,
+                "must be a finite angle (rad)",
+            ));
+        }
+        if let Some(name) = self.lock.iter().find(|n| n.trim().is_empty()) {
+            return Err(SettingError::new(
+                "lock",
+                format!("'{name}'"),
+                "is not a joint name",
+            ));
+        }
+        for c in &self.clamp {
+            if !(c.min.is_finite() && c.max.is_finite() && c.min <= c.max) {
+                return Err(SettingError::new(
+                    "clamp",
+                    format!("'{c}'"),
+                    "needs finite MIN <= MAX",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn budget(&self) -> Result<Duration, SettingError> {
+        positive("budget_ms", self.budget_ms)?;
+        Duration::try_from_secs_f64(self.budget_ms / 1e3)
+            .map_err(|e| SettingError::new("budget_ms", self.budget_ms, e.to_string()))
+    }
+
+    /// The solver configuration and the common options (tolerances, joint
+    /// modes) on `chain`. Options of other solvers are ignored.
+    pub fn solver_config(&self, chain: &Chain) -> Result<(SolverConfig, Common), SettingError> {
+        self.validate()?;
+        let start = if self.reset {
+            Start::Reset(None)
+        } else {
+            Start::Warm
+        };
+        let config = match self.solver {
+            SolverKind::Jacobian => {
+                let defaults = JacobianOptions::default();
+                SolverConfig::Jacobian(JacobianOptions {
+                    budget: self.budget()?,
+                    max_iterations: self.max_iterations.unwrap_or(defaults.max_iterations),
+                    ..defaults
+                })
+            }
+            SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions {
+                bend: self.bend,
+                pitch: self.pitch,
+            }),
+            SolverKind::Ccd => {
+                let defaults = CcdOptions::default();
+                SolverConfig::Ccd(CcdOptions {
+                    max_iterations: self.max_iterations.unwrap_or(defaults.max_iterations),
+                    greediness: self.greediness,
+                    incremental: self.incremental,
+                    start,
+                    ..defaults
+                })
+            }
+            SolverKind::Fabrik => {
+                let defaults = FabrikOptions::default();
+                SolverConfig::Fabrik(FabrikOptions {
+                    max_iterations: self.max_iterations.unwrap_or(defaults.max_iterations),
+                    start,
+                    ..defaults
+                })
+            }
+        };
+        let common = Common {
+            tolerance: Tolerance {
+                position: self.position_tolerance,
+                orientation: self.orientation_tolerance,
+            },
+            modes: self.modes(chain)?,
+        };
+        Ok((config, common))
+    }
+
+    /// Per-joint modes; empty when every joint is free. A joint named
+    /// twice, or not in the chain, is refused with the chain's joints listed.
+    fn modes(&self, chain: &Chain) -> Result<Vec<JointMode>, SettingError> {
+        if self.lock.is_empty() && self.clamp.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut modes = vec![None; chain.dof()];
+        let locks = self
+            .lock
+            .iter()
+            .map(|n| ("lock", n.as_str(), format!("'{n}'"), JointMode::Lock));
+        let clamps = self.clamp.iter().map(|c| {
+            let mode = JointMode::Clamp {
+                min: c.min,
+                max: c.max,
+            };
+            ("clamp", c.joint.as_str(), format!("'{c}'"), mode)
+        });
+        for (setting, joint, value, mode) in locks.chain(clamps) {
+            let bad = |why: String| SettingError::new(setting, &value, why);
+            let i = chain
+                .joints
+                .iter()
+                .position(|j| j.name == joint)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "no joint '{joint}' in the chain (joints: {})",
+                        chain.joint_names().join(", ")
+                    ))
+                })?;
+            mode.validate(&chain.joints[i])
+                .map_err(|e| bad(e.to_string()))?;
+            if modes[i].replace(mode).is_some() {
+                return Err(bad(format!("joint '{joint}' is locked or clamped twice")));
+            }
+        }
+        Ok(modes.into_iter().map(Option::unwrap_or_default).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector3;
+
+    fn arm() -> Chain {
+        Chain::from_urdf_str(include_str!("../../../urdf/arm.urdf"), None, None).unwrap()
+    }
+
+    #[test]
+    fn defaults_are_the_solvers_own() {
+        let (solver, common) = SolverSettings::default().solver_config(&arm()).unwrap();
+        assert_eq!(solver, SolverConfig::default_for(SolverKind::Jacobian));
+        assert_eq!(common, Common::default());
+        for kind in SolverKind::ALL {
+            let s = SolverSettings {
+                solver: kind,
+                ..SolverSettings::default()
+            };
+            assert_eq!(
+                s.solver_config(&arm()).unwrap().0,
+                SolverConfig::default_for(kind),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn options_map_onto_each_solver() {
+        let chain = arm();
+        let s = SolverSettings {
+            budget_ms: 2.0,
+            max_iterations: Some(7),
+            ..SolverSettings::default()
+        };
+        let SolverConfig::Jacobian(o) = s.solver_config(&chain).unwrap().0 else {
+            panic!("not jacobian");
+        };
+        assert_eq!((o.budget, o.max_iterations), (Duration::from_millis(2), 7));
+        let s = SolverSettings {
+            solver: SolverKind::Ccd,
+            greediness: 0.5,
+            incremental: true,
+            reset: true,
+            ..SolverSettings::default()
+        };
+        let SolverConfig::Ccd(o) = s.solver_config(&chain).unwrap().0 else {
+            panic!("not ccd");
+        };
+        assert_eq!(
+            (o.greediness, o.incremental, o.start),
+            (0.5, true, Start::Reset(None))
+        );
+        let s = SolverSettings {
+            solver: SolverKind::Analytic,
+            bend: Bend::Pole(Vector3::new(0.1, 0.0, 0.3)),
+            pitch: Some(-0.5),
+            ..SolverSettings::default()
+        };
+        assert_eq!(
+            s.solver_config(&chain).unwrap().0,
+            SolverConfig::Analytic(AnalyticOptions {
+                bend: Bend::Pole(Vector3::new(0.1, 0.0, 0.3)),
+                pitch: Some(-0.5)
+            })
+        );
+    }
+
+    #[test]
+    fn locks_and_clamps_resolve_against_the_chain() {
+        let chain = arm();
+        let s = SolverSettings {
+            lock: parse_locks(" wrist_roll ").unwrap(),
+            clamp: parse_clamps("shoulder=-0.5:1.0, elbow=0:1").unwrap(),
+            ..SolverSettings::default()
+        };
+        let modes = s.solver_config(&chain).unwrap().1.modes;
+        assert_eq!(
+            modes,
+            [
+                JointMode::Free,
+                JointMode::Clamp {
+                    min: -0.5,
+                    max: 1.0
+                },
+                JointMode::Clamp { min: 0.0, max: 1.0 },
+                JointMode::Free,
+                JointMode::Lock
+            ]
+        );
+        let e = SolverSettings {
+            clamp: parse_clamps("nope=0:1").unwrap(),
+            ..SolverSettings::default()
+        }
+        .solver_config(&chain)
+        .unwrap_err();
+        assert_eq!(e.name, "clamp");
+        assert!(
+            e.why.contains("'nope'") && e.why.contains("base_yaw, shoulder"),
+            "{e}"
+        );
+        let e = SolverSettings {
+            lock: vec!["elbow".into()],
+            clamp: parse_clamps("elbow=0:1").unwrap(),
+            ..SolverSettings::default()
+        }
+        .solver_config(&chain)
+        .unwrap_err();
+        assert!(e.why.contains("twice"), "{e}");
+        let e = SolverSettings {
+            clamp: parse_clamps("elbow=5:6").unwrap(),
+            ..SolverSettings::default()
+        }
+        .solver_config(&chain)
+        .unwrap_err();
+        assert!(e.name == "clamp" && e.why.contains("outside"), "{e}");
+    }
+
+    #[test]
+    fn lists_parse_and_bad_items_are_named() {
+        assert_eq!(parse_locks("").unwrap(), Vec::<String>::new());
+        assert_eq!(parse_locks("a, b").unwrap(), ["a", "b"]);
+        assert_eq!(parse_locks("a,,b").unwrap_err().name, "lock");
+        assert_eq!(parse_clamps("  ").unwrap(), []);
+        let c = parse_clamps("shoulder=-0.5:1.0").unwrap();
+        assert_eq!(c[0].to_string(), "shoulder=-0.5:1");
+        for bad in [
+            "shoulder",
+            "shoulder=1",
+            "=0:1",
+            "shoulder=a:1",
+            "shoulder=0:nan",
+        ] {
+            let e = parse_clamps(bad).unwrap_err();
+            assert_eq!(e.name, "clamp", "{bad}");
+            assert!(e.to_string().contains(bad), "{e}");
+        }
+    }
+
+    #[test]
+    fn names_parse_and_unknown_ones_list_the_choices() {
+        assert_eq!(parse_solver(" ccd ").unwrap(), SolverKind::Ccd);
+        let e = parse_solver("newton").unwrap_err();
+        assert_eq!(e.name, "solver");
+        assert!(e.why.contains("jacobian, analytic, ccd, fabrik"), "{e}");
+        assert_eq!(parse_bend("negative").unwrap(), Bend::Negative);
+        let e = parse_bend("1,2").unwrap_err();
+        assert!(e.name == "bend" && e.why.contains("closest"), "{e}");
+        assert_eq!(parse_pitch(" ").unwrap(), None);
+        assert_eq!(parse_pitch("-0.5").unwrap(), Some(-0.5));
+        assert_eq!(parse_pitch("flat").unwrap_err().name, "pitch");
+    }
+
+    #[test]
+    fn bend_names_round_trip() {
+        for (name, bend) in BEND_KEYWORDS {
+            assert_eq!(name.parse::<Bend>().unwrap(), bend);
+            assert_eq!(bend_name(&bend), name);
+        }
+        let pole = Bend::Pole(Vector3::new(0.1, -2.0, 0.0));
+        assert_eq!(bend_name(&pole).parse::<Bend>().unwrap(), pole);
+        assert_eq!(bend_name(&Bend::default()), "closest");
+    }
+
+    #[test]
+    fn bad_values_are_refused_naming_the_setting() {
+        let d = SolverSettings::default;
+        let cases = [
+            (
+                SolverSettings {
+                    position_tolerance: -1.0,
+                    ..d()
+                },
+                "position_tolerance",
+            ),
+            (
+                SolverSettings {
+                    orientation_tolerance: f64::NAN,
+                    ..d()
+                },
+                "orientation_tolerance",
+            ),
+            (
+                SolverSettings {
+                    budget_ms: 0.0,
+                    ..d()
+                },
+                "budget_ms",
+            ),
+            (
+                SolverSettings {
+                    budget_ms: 1e300,
+                    ..d()
+                },
+                "budget_ms",
+            ),
+            (
+                SolverSettings {
+                    max_iterations: Some(0),
+                    ..d()
+                },
+                "max_iterations",
+            ),
+            (
+                SolverSettings {
+                    greediness: 0.0,
+                    ..d()
+                },
+                "greediness",
+            ),
+            (
+                SolverSettings {
+                    greediness: 1.5,
+                    ..d()
+                },
+                "greediness",
+            ),
+            (
+                SolverSettings {
+                    pitch: Some(f64::INFINITY),
+                    ..d()
+                },
+                "pitch",
+            ),
+            (
+                SolverSettings {
+                    bend: Bend::Pole(Vector3::new(f64::NAN, 0.0, 0.0)),
+                    ..d()
+                },
+                "bend",
+            ),
+            (
+                SolverSettings {
+                    lock: vec![" ".into()],
+                    ..d()
+                },
+                "lock",
+            ),
+            (
+                SolverSettings {
+                    clamp: vec![JointClamp {
+                        joint: "elbow".into(),
+                        min: 1.0,
+                        max: 0.0,
+                    }],
+                    ..d()
+                },
+                "clamp",
+            ),
+        ];
+        for (s, name) in cases {
+            assert_eq!(s.validate().unwrap_err().name, name);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! r2r's `RosParams` for [`NodeParams`], built on the parameter table:
+//! every declared parameter is registered with its description, and get
+//! and set go through [`NodeParams::get`] / [`NodeParams::set`], so a
+//! value of the wrong type is refused with the parameter named (at start,
+//! and for `ros2 param set`, which r2r refuses when `set_parameter` fails).
+
+use crate::node::params::ParamError;
+use crate::node::{NodeParams, ParamValue};
+use r2r::indexmap::IndexMap;
+use r2r::{Parameter, ParameterValue, RosParams};
+
+/// Our value as r2r's.
+pub fn to_ros(v: ParamValue) -> ParameterValue {
+    match v {
+        ParamValue::Bool(b) => ParameterValue::Bool(b),
+        ParamValue::Integer(i) => ParameterValue::Integer(i),
+        ParamValue::Double(x) => ParameterValue::Double(x),
+        ParamValue::String(s) => ParameterValue::String(s),
+    }
+}
+
+/// r2r's value as ours, or the error naming parameter `name` when ours has
+/// no such type (arrays, not set).
+pub fn from_ros(name: &str, v: &ParameterValue) -> Result<ParamValue, ParamError> {
+    Ok(match v {
+        ParameterValue::Bool(b) => ParamValue::Bool(*b),
+        ParameterValue::Integer(i) => ParamValue::Integer(*i),
+        ParameterValue::Double(x) => ParamValue::Double(*x),
+        ParameterValue::String(s) => ParamValue::String(s.clone()),
+        other => {
+            let spec = NodeParams::spec(name).ok_or_else(|| ParamError::Unknown {
+                name: name.to_owned(),
+            })?;
+            let got = format!("a value of type {}", other.type_name());
+            return Err(ParamError::wrong_type(spec.name, spec.kind, &got));
+        }
+    })
+}
+
+/// r2r's error for ours, so `ros2 param set` shows why.
+fn ros_error(e: ParamError) -> r2r::Error {
+    match e {
+        ParamError::Unknown { name } => r2r::Error::InvalidParameterName { name },
+        ParamError::WrongType { name, why } => r2r::Error::ParameterValueConv {
+            name: name.to_owned(),
+            msg: why,
+        },
+    }
+}
+
+impl RosParams for NodeParams {
+    /// Declares every parameter, after applying the value given at start
+    /// (`--ros-args -p`, a parameter file), as the derived impl does;
+    /// parameters of the node's map that are not ours are left alone.
+    fn register_parameters(
+        &mut self,
+        prefix: &str,
+        _param: Option<Parameter>,
+        params: &mut IndexMap<String, Parameter>,
+    ) -> r2r::Result<()> {
+        for spec in NodeParams::SPECS {
+            let key = if prefix.is_empty() {
+                spec.name.to_owned()
+            } else {
+                format!("{prefix}.{}", spec.name)
+            };
+            if let Some(given) = params.shift_remove(&key) {
+                self.set_parameter(spec.name, &given.value)?;
+            }
+            let value = to_ros(self.get(spec.name).map_err(ros_error)?);
+            params.insert(
+                key,
+                Parameter {
+                    value,
+                    description: spec.description(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn get_parameter(&mut self, param_name: &str) -> r2r::Result<ParameterValue> {
+        self.get(param_name).map(to_ros).map_err(ros_error)
+    }
+
+    fn set_parameter(&mut self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
+        let value = from_ros(param_name, param_val).map_err(ros_error)?;
+        self.set(param_name, value).map_err(ros_error)
+    }
+
+    fn check_parameter(&self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
+        self.clone().set_parameter(param_name, param_val)
+    }
+}
