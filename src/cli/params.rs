@@ -65,7 +65,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "\nset: live parameters can change while the node runs; the others are read at start."
+        "\nset: live parameters are solver and motion settings, which need no new robot \
+         model or servo link to change; start parameters are fixed when the node starts. \
+         ik_node reads all of them at start."
     );
     Ok(ExitCode::SUCCESS)
 }

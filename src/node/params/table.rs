@@ -222,6 +222,27 @@ macro_rules! declare_params {
                 },
             )*];
 
+            /// The declaration of the parameter called `name`.
+            pub fn spec(name: &str) -> Option<&'static $crate::node::params::table::ParamSpec> {
+                Self::SPECS.iter().find(|s| s.name == name)
+            }
+
+            /// Every parameter with its default, as `arm_ik params` prints it.
+            pub fn schema() -> Vec<$crate::node::params::table::ParamInfo> {
+                let defaults = Self::default();
+                Self::SPECS
+                    .iter()
+                    .map(|s| $crate::node::params::table::ParamInfo {
+                        name: s.name,
+                        kind: s.kind,
+                        default: defaults.get(s.name).expect("every declared name has a field"),
+                        description: s.description(),
+                        allowed: (s.allowed)(),
+                        live: s.live,
+                    })
+                    .collect()
+            }
+
             /// The value of the parameter called `name`.
             pub fn get(&self, name: &str) -> Result<
                 $crate::node::params::table::ParamValue,

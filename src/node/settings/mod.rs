@@ -14,11 +14,13 @@
 
 mod motion;
 mod solver;
+mod text;
 
 pub use motion::MotionSettings;
-pub use solver::{
-    BEND_KEYWORDS, JointClamp, SolverSettings, bend_name, parse_bend, parse_clamps, parse_locks,
-    parse_pitch, parse_solver,
+pub use solver::SolverSettings;
+pub use text::{
+    BEND_KEYWORDS, JointClamp, bend_name, parse_bend, parse_clamps, parse_locks, parse_pitch,
+    parse_solver,
 };
 
 use super::core::{NodeConfig, NodeCore, NodeError};

@@ -1,0 +1,187 @@
+//! Settings as text: how the command line and the ROS string parameters
+//! spell solver names, bends, pitches and the lock and clamp lists, parsed
+//! by one function each so both front-ends accept the same text.
+
+use super::SettingError;
+use crate::ik::{Bend, SolverKind};
+use std::fmt;
+
+/// One joint's narrowed range, `JOINT=MIN:MAX` as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointClamp {
+    pub joint: String,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl fmt::Display for JointClamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}:{}", self.joint, self.min, self.max)
+    }
+}
+
+/// The bend keywords, as the command line and the ROS parameter spell them;
+/// a pole point `x,y,z` is the other choice.
+pub const BEND_KEYWORDS: [(&str, Bend); 3] = [
+    ("closest", Bend::Closest),
+    ("positive", Bend::Positive),
+    ("negative", Bend::Negative),
+];
+
+/// `bend` as the command line and the ROS parameter spell it.
+pub fn bend_name(bend: &Bend) -> String {
+    match bend {
+        Bend::Pole(p) => format!("{},{},{}", p.x, p.y, p.z),
+        other => BEND_KEYWORDS
+            .iter()
+            .find(|(_, b)| b == other)
+            .map(|(name, _)| (*name).to_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// A solver by name, as the command line and the ROS parameter spell it.
+pub fn parse_solver(s: &str) -> Result<SolverKind, SettingError> {
+    s.trim().parse().map_err(|_| {
+        let names: Vec<_> = SolverKind::ALL.iter().map(|k| k.name()).collect();
+        SettingError::new(
+            "solver",
+            format!("'{s}'"),
+            format!("is not one of {}", names.join(", ")),
+        )
+    })
+}
+
+/// A bend keyword ([`BEND_KEYWORDS`]) or a pole point `x,y,z` (m, base
+/// frame).
+pub fn parse_bend(s: &str) -> Result<Bend, SettingError> {
+    s.parse().map_err(|_| {
+        let names: Vec<_> = BEND_KEYWORDS.iter().map(|(n, _)| *n).collect();
+        SettingError::new(
+            "bend",
+            format!("'{s}'"),
+            format!("is not one of {}, or a pole point x,y,z", names.join(", ")),
+        )
+    })
+}
+
+/// An approach pitch (rad); blank text: the solver chooses.
+pub fn parse_pitch(s: &str) -> Result<Option<f64>, SettingError> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse().map(Some).map_err(|_| {
+        SettingError::new(
+            "pitch",
+            format!("'{s}'"),
+            "is not a number; give an angle (rad), or leave it empty for the solver to choose",
+        )
+    })
+}
+
+/// Joint names from a comma-separated list (`"wrist_roll, elbow"`); empty
+/// text is no joint. The ROS parameter `lock` and each `--lock` use this.
+pub fn parse_locks(s: &str) -> Result<Vec<String>, SettingError> {
+    list_items(s)
+        .map(|item| {
+            if item.is_empty() {
+                Err(SettingError::new(
+                    "lock",
+                    format!("'{s}'"),
+                    "has an empty joint name; expected JOINT[,JOINT...]",
+                ))
+            } else {
+                Ok(item.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// Clamps from a comma-separated list (`"shoulder=-0.5:1.0,elbow=0:1"`);
+/// empty text is no clamp. The ROS parameter `clamp` and each `--clamp`
+/// use this.
+pub fn parse_clamps(s: &str) -> Result<Vec<JointClamp>, SettingError> {
+    list_items(s).map(|item| parse_clamp(item, s)).collect()
+}
+
+/// Items of a comma-separated list, trimmed; none for blank text.
+fn list_items(s: &str) -> impl Iterator<Item = &str> {
+    let blank = s.trim().is_empty();
+    s.split(',').map(str::trim).filter(move |_| !blank)
+}
+
+fn parse_clamp(item: &str, whole: &str) -> Result<JointClamp, SettingError> {
+    let bad = |why: String| SettingError::new("clamp", format!("'{whole}'"), why);
+    let shape = || bad(format!("'{item}': expected JOINT=MIN:MAX"));
+    let (joint, range) = item.split_once('=').ok_or_else(shape)?;
+    let (lo, hi) = range.split_once(':').ok_or_else(shape)?;
+    let num = |s: &str| {
+        let s = s.trim();
+        s.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| bad(format!("'{item}': '{s}' is not a finite number")))
+    };
+    let joint = joint.trim();
+    if joint.is_empty() {
+        return Err(shape());
+    }
+    Ok(JointClamp {
+        joint: joint.to_owned(),
+        min: num(lo)?,
+        max: num(hi)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Vector3;
+
+    #[test]
+    fn lists_parse_and_bad_items_are_named() {
+        assert_eq!(parse_locks("").unwrap(), Vec::<String>::new());
+        assert_eq!(parse_locks("a, b").unwrap(), ["a", "b"]);
+        assert_eq!(parse_locks("a,,b").unwrap_err().name, "lock");
+        assert_eq!(parse_clamps("  ").unwrap(), []);
+        let c = parse_clamps("shoulder=-0.5:1.0").unwrap();
+        assert_eq!(c[0].to_string(), "shoulder=-0.5:1");
+        for bad in [
+            "shoulder",
+            "shoulder=1",
+            "=0:1",
+            "shoulder=a:1",
+            "shoulder=0:nan",
+        ] {
+            let e = parse_clamps(bad).unwrap_err();
+            assert_eq!(e.name, "clamp", "{bad}");
+            assert!(e.to_string().contains(bad), "{e}");
+        }
+    }
+
+    #[test]
+    fn names_parse_and_unknown_ones_list_the_choices() {
+        assert_eq!(parse_solver(" ccd ").unwrap(), SolverKind::Ccd);
+        let e = parse_solver("newton").unwrap_err();
+        assert_eq!(e.name, "solver");
+        assert!(e.why.contains("jacobian, analytic, ccd, fabrik"), "{e}");
+        assert_eq!(parse_bend("negative").unwrap(), Bend::Negative);
+        let e = parse_bend("1,2").unwrap_err();
+        assert!(e.name == "bend" && e.why.contains("closest"), "{e}");
+        assert_eq!(parse_pitch(" ").unwrap(), None);
+        assert_eq!(parse_pitch("-0.5").unwrap(), Some(-0.5));
+        assert_eq!(parse_pitch("flat").unwrap_err().name, "pitch");
+    }
+
+    #[test]
+    fn bend_names_round_trip() {
+        for (name, bend) in BEND_KEYWORDS {
+            assert_eq!(name.parse::<Bend>().unwrap(), bend);
+            assert_eq!(bend_name(&bend), name);
+        }
+        let pole = Bend::Pole(Vector3::new(0.1, -2.0, 0.0));
+        assert_eq!(bend_name(&pole).parse::<Bend>().unwrap(), pole);
+        assert_eq!(bend_name(&Bend::default()), "closest");
+    }
+}
