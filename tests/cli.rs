@@ -22,6 +22,25 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// The command failed with `code` and its error says `says`.
+fn assert_fails_saying(out: &Output, code: i32, says: &str) {
+    let e = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{e}");
+    assert!(e.contains(says), "expected '{says}' in: {e}");
+}
+
+/// `arm_ik solve` on the arm for a reachable position, with `extra` options.
+fn solve_arm(extra: &[&str]) -> Output {
+    let args = [
+        "solve",
+        "--urdf",
+        "urdf/arm.urdf",
+        "--position",
+        "0.1,0.2,0.2",
+    ];
+    arm_ik(&[&args[..], extra].concat())
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("arm_ik_cli_{name}_{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -91,33 +110,10 @@ fn bad_input_is_an_error_that_names_it() {
         stderr(&out)
     );
 
-    let out = arm_ik(&[
-        "solve",
-        "--urdf",
-        "urdf/arm.urdf",
-        "--position",
-        "0.1,0.2,0.2",
-        "--seed",
-        "0,0",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("seed has 2 values but the chain has 5 joints"),
-        "{}",
-        stderr(&out)
-    );
-
-    let out = arm_ik(&[
-        "solve",
-        "--urdf",
-        "urdf/arm.urdf",
-        "--position",
-        "0.1,0.2,0.2",
-        "--lock",
-        "knee",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no joint 'knee'"), "{}", stderr(&out));
+    let out = solve_arm(&["--seed", "0,0"]);
+    assert_fails_saying(&out, 1, "seed has 2 values but the chain has 5 joints");
+    let out = solve_arm(&["--lock", "knee"]);
+    assert_fails_saying(&out, 1, "no joint 'knee'");
 }
 
 #[test]
@@ -130,25 +126,11 @@ fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
         ("--greediness", "1.5"),
         ("--pitch", "nan"),
     ] {
-        let out = arm_ik(&[
-            "solve",
-            "--urdf",
-            "urdf/arm.urdf",
-            "--position",
-            "0.1,0.2,0.2",
-            &format!("{option}={value}"),
-        ]);
-        assert_eq!(out.status.code(), Some(1), "{option}={value}");
-        let e = stderr(&out);
-        assert!(e.contains(&format!("{option} ")), "{option}={value}: {e}");
+        let out = solve_arm(&[&format!("{option}={value}")]);
+        assert_fails_saying(&out, 1, &format!("{option} "));
     }
     let out = arm_ik(&["sim", "--duration", "1", "--max-target-age=-0.5"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("--max-target-age"),
-        "{}",
-        stderr(&out)
-    );
+    assert_fails_saying(&out, 1, "--max-target-age -0.5");
 }
 
 #[test]
@@ -551,9 +533,8 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
             "--config",
             bad.to_str().unwrap(),
         ]);
-        assert_eq!(out.status.code(), Some(1), "{entry}");
-        let e = stderr(&out);
-        assert!(e.contains("bad.yaml") && e.contains(says), "{entry}: {e}");
+        assert_fails_saying(&out, 1, "bad.yaml: ik_node parameters: ");
+        assert_fails_saying(&out, 1, says);
     }
 
     // The file's solver settings cannot be silently overridden.
@@ -565,12 +546,7 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
         "--solver",
         "ccd",
     ]);
-    assert_eq!(out.status.code(), Some(2), "clap usage error");
-    assert!(
-        stderr(&out).contains("cannot be used with"),
-        "{}",
-        stderr(&out)
-    );
+    assert_fails_saying(&out, 2, "cannot be used with");
 }
 
 #[test]

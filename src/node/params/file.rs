@@ -112,6 +112,7 @@ impl NodeParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::node::{MotionSettings, NodeSettings, SolverSettings};
 
     fn read(body: &str) -> Result<NodeParams, ParamFileError> {
         NodeParams::from_ros_yaml(&format!("ik_node:\n  ros__parameters:\n{body}"), "p.yaml")
@@ -130,8 +131,30 @@ mod tests {
         assert_eq!(p.position_tolerance, 1e-4);
         // Unset parameters keep the defaults.
         assert_eq!(p.port, NodeParams::default().port);
+        // The settings the node runs with, as before the parameters gained
+        // the CLI's solver options.
+        let s = p.settings().unwrap();
+        assert_eq!(
+            s,
+            NodeSettings {
+                solver: SolverSettings {
+                    position_tolerance: 1e-4,
+                    orientation_tolerance: 1e-3,
+                    max_iterations: Some(60),
+                    ..SolverSettings::default()
+                },
+                motion: MotionSettings {
+                    max_velocity: Some(1.5),
+                    max_acceleration: 6.0,
+                    ..MotionSettings::default()
+                },
+            }
+        );
         let so101 = NodeParams::from_ros_yaml_file(&root.join("config/so101.yaml")).unwrap();
         assert_eq!(so101.tip_link, "gripper_frame_link");
+        let s = so101.settings().unwrap();
+        assert_eq!(s.solver.solver, crate::ik::SolverKind::Analytic);
+        assert_eq!(s.motion.max_velocity, Some(1.0));
     }
 
     #[test]
