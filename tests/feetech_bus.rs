@@ -15,10 +15,9 @@
 mod common;
 
 use arm_ik::model::Chain;
-use arm_ik::node::ServoOutput;
-use arm_ik::servo::SerialServo;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::{SerialServo, ServoOutput};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -6,9 +6,9 @@
 use super::motion::{AxisLimits, MotionLimiter};
 use super::msg::{JointState, TargetMsg};
 use super::status::{RejectReason, Status};
-use super::virtual_servo::{ServoOutput, VirtualServo};
 use crate::ik::{Common, IkError, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
+use crate::servo::{ServoOutput, VirtualServo};
 use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
