@@ -4,7 +4,7 @@
 use crate::model::Chain;
 use crate::node::{NodeCore, NodeError, NodeParams};
 use crate::servo::calibration::{Calibration, CalibrationWarning};
-use crate::servo::{Output, Protocol, SerialServo, VirtualServo};
+use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
 use std::fmt;
 use thiserror::Error;
 
@@ -107,10 +107,10 @@ pub fn check_output(p: &NodeParams) -> Result<Vec<Warning>, RunError> {
 /// does so by an old name.
 fn protocol(p: &NodeParams) -> Result<(&'static Protocol, Option<Warning>), RunError> {
     let written = p.protocol.trim();
-    let protocol = Protocol::find(written).ok_or_else(|| {
+    let protocol = registry::find(written).ok_or_else(|| {
         bad(
             "protocol",
-            format!("'{written}' is not one of {}", Protocol::names().join(", ")),
+            format!("'{written}' is not one of {}", registry::names().join(", ")),
         )
     })?;
     let alias = (protocol.name != written).then(|| Warning::ProtocolAlias {
@@ -226,11 +226,11 @@ mod tests {
             "{e}"
         );
         let e = err(NodeParams {
-            protocol: "dynamixel".into(),
+            protocol: "feetch".into(),
             ..hw.clone()
         });
         assert!(
-            e.contains("dynamixel") && e.contains("pwm_bridge, feetech"),
+            e.contains("'feetch'") && e.contains(&registry::names().join(", ")),
             "{e}"
         );
         let e = err(hardware("config/arm.yaml"));

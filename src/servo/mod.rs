@@ -8,17 +8,21 @@
 //! protocol's session → the port. Calibration, link and output are
 //! generic; what differs by protocol lives in that protocol's module
 //! ([`pwm_bridge`], [`feetech`]), described to the rest by a
-//! [`Protocol`] in the one list [`protocol::PROTOCOLS`]. The codecs are
+//! [`Protocol`] in the one list [`registry::PROTOCOLS`]. The codecs are
 //! pure and tested exhaustively; the sessions only move their bytes.
 //!
-//! This layer depends on `model` only; the node above picks an
-//! [`Output`] and drives it through [`ServoOutput`].
+//! Inside the layer, lowest first: [`joint`] → [`link`] → [`protocol`] →
+//! the protocol modules → [`registry`] → [`calibration`] → [`output`].
+//! The layer depends on `model` only; the node above drives an
+//! [`Output`] through [`ServoOutput`], and the runner layer picks it.
 
 pub mod calibration;
+pub mod joint;
 pub mod link;
 pub mod output;
 pub mod ports;
 pub mod protocol;
+pub mod registry;
 
 pub mod feetech;
 pub mod pwm_bridge;

@@ -5,7 +5,9 @@ use super::{
     Calibration, CalibrationError, CalibrationFile, CalibrationWarning, JointEntry, JointMap,
 };
 use crate::model::{Chain, Joint};
-use crate::servo::protocol::{Device, Fields, Protocol};
+use crate::servo::joint::{Device, Fields};
+use crate::servo::protocol::Protocol;
+use crate::servo::registry;
 
 /// See [`Calibration::check`]; `source` names the file in warnings.
 pub(super) fn check(
@@ -41,7 +43,7 @@ pub(super) fn check(
         joints,
         warnings,
     };
-    (protocol.check_bus)(&cal)?;
+    (protocol.check_bus)(&cal.joints)?;
     Ok(cal)
 }
 
@@ -50,9 +52,9 @@ fn protocol(
     kind: &str,
     source: &str,
 ) -> Result<(&'static Protocol, Vec<CalibrationWarning>), CalibrationError> {
-    let protocol = Protocol::find(kind).ok_or_else(|| CalibrationError::UnknownProtocol {
+    let protocol = registry::find(kind).ok_or_else(|| CalibrationError::UnknownProtocol {
         written: kind.to_string(),
-        known: Protocol::names(),
+        known: registry::names(),
     })?;
     let mut warnings = Vec::new();
     if protocol.name != kind.trim() {
@@ -77,7 +79,7 @@ fn fields_taken(
             joint: joint.map(str::to_string),
             field: field.to_string(),
             protocol: protocol.name,
-            owner: protocol.owner_of(field).map(|p| p.name),
+            owner: registry::owner_of(protocol, field).map(|p| p.name),
         }),
     }
 }

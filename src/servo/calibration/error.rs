@@ -1,7 +1,8 @@
 //! What can be wrong with a servo file, and what is only worth a warning.
 
+use crate::servo::joint::FieldError;
 use crate::servo::link::LinkSettingError;
-use crate::servo::protocol::FieldError;
+use crate::servo::protocol::BusError;
 use std::fmt;
 use thiserror::Error;
 
@@ -97,9 +98,8 @@ pub enum CalibrationError {
         device_min: i32,
         device_max: i32,
     },
-    /// Servos that are each fine but cannot work together on one bus.
-    #[error("joint '{joint}': {why}")]
-    Bus { joint: String, why: String },
+    #[error(transparent)]
+    Bus(#[from] BusError),
 }
 
 /// Why one angle gave no command.

@@ -1,8 +1,10 @@
 //! A servo file as written, before it is checked against a chain.
 
+use crate::servo::joint::Fields;
 use crate::servo::link::LinkFile;
-use crate::servo::protocol::Fields;
-use serde::Deserialize;
+use crate::servo::registry;
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
 
 /// The calibration file as written.
 ///
@@ -19,7 +21,7 @@ pub struct CalibrationFile {
     pub link: LinkFile,
     pub joints: Vec<JointEntry>,
     /// The protocol's settings for every joint.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "protocol_fields")]
     pub fields: Fields,
 }
 
@@ -50,6 +52,21 @@ pub struct JointEntry {
     #[serde(default)]
     pub park: Option<f64>,
     /// The protocol's settings for this joint, over the file's.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "protocol_fields")]
     pub fields: Fields,
+}
+
+/// The keys of the file (or of a joint) that are not its generic fields:
+/// each must be a field of some protocol, or it is a typo, refused here
+/// with its place in the file. Whether the file's own protocol takes it
+/// is checked with the rest of the calibration.
+fn protocol_fields<'de, D: Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+    let map = BTreeMap::<String, serde_norway::Value>::deserialize(d)?;
+    if let Some(key) = map.keys().find(|k| !registry::is_field(k)) {
+        return Err(serde::de::Error::custom(format!(
+            "unknown field `{key}`: neither a setting of the file or joint nor of a protocol ({})",
+            registry::all_fields().join(", ")
+        )));
+    }
+    Ok(Fields::from(map))
 }

@@ -3,8 +3,8 @@
 //! position ticks).
 //!
 //! The file is YAML (`config/servos_pwm.yaml`, `config/servos_feetech.yaml`;
-//! JSON, being YAML, is read too). Its `kind:` names the protocol
-//! ([`Protocol`]), which decides what `output` means, the command range the
+//! JSON, being YAML, is read too). Its `kind:` names the protocol (found in
+//! the [`registry`](super::registry)), which decides what `output` means, the command range the
 //! hardware can do, the default scale and which extra settings (`model:`)
 //! the file and each joint may give. Besides the joints it carries the
 //! link settings of the hardware ([`LinkSettings`]), so one file describes
@@ -27,65 +27,13 @@ mod tests;
 pub use error::{CalibrationError, CalibrationWarning, MapError};
 pub use file::{CalibrationFile, JointEntry};
 
+pub use super::joint::JointMap;
+
+use super::joint::park_commands;
 use super::link::LinkSettings;
-use super::protocol::{Fields, Protocol};
+use super::protocol::Protocol;
 use crate::model::Chain;
 use std::path::Path;
-
-/// One joint's checked mapping.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JointMap {
-    pub joint: String,
-    pub output: u16,
-    pub direction: f64,
-    pub zero: f64,
-    pub scale: f64,
-    pub min: i32,
-    pub max: i32,
-    pub speed_limit: f64,
-    /// The chain's joint limits, applied before mapping.
-    pub lower: f64,
-    pub upper: f64,
-    /// The assumed pose at switch-on (see [`JointEntry::park`]).
-    pub park: Option<f64>,
-    /// The protocol's settings of this joint: the file's, overridden by
-    /// the joint's own. Read by the protocol's session (e.g. the model
-    /// each servo must report).
-    pub fields: Fields,
-}
-
-impl JointMap {
-    /// The command for `angle`; `None` only for NaN. ±∞ and angles beyond
-    /// the limits clamp.
-    pub fn command(&self, angle: f64) -> Option<i32> {
-        if angle.is_nan() {
-            return None;
-        }
-        let q = angle.clamp(self.lower, self.upper);
-        let raw = self.zero + self.direction * self.scale * q;
-        // raw is NaN only for ∞ · 0 (scale is positive, so never); f64::clamp
-        // would pass NaN through, so map it to the lower end explicitly.
-        let c = if raw.is_nan() {
-            f64::from(self.min)
-        } else {
-            raw.clamp(f64::from(self.min), f64::from(self.max))
-        };
-        // Inside [min, max] (integers), so rounding stays inside and the
-        // cast is exact.
-        Some(c.round() as i32)
-    }
-
-    /// The joint angle for a command, e.g. a bus servo's present position.
-    /// Not clamped: feedback shows where the joint really is.
-    pub fn angle(&self, command: i32) -> f64 {
-        (f64::from(command) - self.zero) / (self.direction * self.scale)
-    }
-
-    /// [`speed_limit`](Self::speed_limit) in command units per second.
-    pub fn speed_command(&self) -> f64 {
-        self.speed_limit * self.scale
-    }
-}
 
 /// A calibration checked against a chain: one [`JointMap`] per moving
 /// joint, in chain order.
@@ -140,10 +88,7 @@ impl Calibration {
 
     /// The commands of the park pose (chain order), when the file gives one.
     pub fn park_commands(&self) -> Option<Vec<i32>> {
-        self.joints
-            .iter()
-            .map(|j| j.park.and_then(|q| j.command(q)))
-            .collect()
+        park_commands(&self.joints)
     }
 
     /// Commands for `angles` (chain order) written into `last`, which holds

@@ -1,5 +1,6 @@
 use super::*;
 use crate::servo::feetech::{ServoModel, joint_model};
+use crate::servo::joint::Fields;
 use proptest::prelude::*;
 
 fn chain() -> Chain {
@@ -133,6 +134,10 @@ fn start_up_checks_name_the_problem() {
         check_err(|f| f.joints[0].output = 253),
         CalibrationError::OutputRange { .. }
     ));
+}
+
+#[test]
+fn protocol_and_link_checks_name_the_problem() {
     // PWM: µs outside 400..=2600, and no default scale.
     assert!(matches!(
         check_err(|f| {
@@ -379,11 +384,14 @@ fn the_old_kind_name_works_with_a_warning_naming_the_file() {
         text.starts_with("old.yaml: ") && text.contains("`kind: pwm_bridge`"),
         "{text}"
     );
-    let unknown = pwm.replacen("kind: pwm_bridge", "kind: dynamixel", 1);
+    let unknown = pwm.replacen("kind: pwm_bridge", "kind: feetch", 1);
     let e = Calibration::from_yaml(&unknown, "x.yaml", &chain()).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "kind: 'dynamixel' is not a servo protocol; one of pwm_bridge, feetech"
+        format!(
+            "kind: 'feetch' is not a servo protocol; one of {}",
+            crate::servo::registry::names().join(", ")
+        )
     );
 }
 
@@ -422,7 +430,7 @@ fn a_joint_may_name_its_own_model() {
         f.joints[1].range = [100, 900];
     });
     assert!(
-        matches!(&e, CalibrationError::Bus { joint, why } if joint == "shoulder" && why.contains("sts3215")),
+        matches!(&e, CalibrationError::Bus(b) if b.joint == "shoulder" && b.why.contains("sts3215")),
         "{e}"
     );
     // A joint's field a protocol does not take is named with its joint.

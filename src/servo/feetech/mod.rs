@@ -21,11 +21,11 @@ pub use packet::{
 pub use session::FeetechSession;
 pub use status::{ServoFlags, StatusError, StatusPacket, StatusReader, decode_all};
 
-use super::calibration::{Calibration, CalibrationError};
-use super::link::Session;
-use super::protocol::{Device, FieldError, Fields, LinkDefaults, Protocol};
+use super::joint::{Device, FieldError, Fields, JointMap};
+use super::link::{LinkDefaults, LinkSettings, Session};
+use super::protocol::{BusError, Protocol};
 
-/// Feetech bus servos in the registry ([`super::protocol::PROTOCOLS`]).
+/// Feetech bus servos, for the [`registry`](super::registry).
 pub static PROTOCOL: Protocol = Protocol {
     name: "feetech",
     aliases: &[],
@@ -64,38 +64,32 @@ fn device(fields: &Fields) -> Result<Device, FieldError> {
 
 /// One byte order on a bus: STS and SCS servos cannot share it (each
 /// would read the other's values byte-swapped).
-fn check_bus(cal: &Calibration) -> Result<(), CalibrationError> {
-    let models = cal
-        .joints
-        .iter()
-        .map(|j| match joint_model(&j.fields) {
-            Ok(m) => Ok((j, m)),
-            Err(error) => Err(CalibrationError::Field {
-                joint: j.joint.clone(),
-                error,
-            }),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let Some(&(first, first_model)) = models.first() else {
-        return Ok(());
-    };
-    match models
-        .iter()
-        .find(|(_, m)| m.endian() != first_model.endian())
-    {
-        Some((j, m)) => Err(CalibrationError::Bus {
+fn check_bus(joints: &[JointMap]) -> Result<(), BusError> {
+    let mut first: Option<(&JointMap, ServoModel)> = None;
+    for j in joints {
+        let model = joint_model(&j.fields).map_err(|e| BusError {
             joint: j.joint.clone(),
-            why: format!(
-                "{} cannot share a bus with the {} of joint '{}' (another byte order)",
-                m.name(),
-                first_model.name(),
-                first.joint
-            ),
-        }),
-        None => Ok(()),
+            why: e.to_string(),
+        })?;
+        match first {
+            None => first = Some((j, model)),
+            Some((f, m)) if m.endian() != model.endian() => {
+                return Err(BusError {
+                    joint: j.joint.clone(),
+                    why: format!(
+                        "{} cannot share a bus with the {} of joint '{}' (another byte order)",
+                        model.name(),
+                        m.name(),
+                        f.joint
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
     }
+    Ok(())
 }
 
-fn session(cal: &Calibration) -> Result<Box<dyn Session>, FieldError> {
-    Ok(Box::new(FeetechSession::new(cal, &cal.link)?))
+fn session(joints: &[JointMap], settings: &LinkSettings) -> Result<Box<dyn Session>, FieldError> {
+    Ok(Box::new(FeetechSession::new(joints, settings)?))
 }

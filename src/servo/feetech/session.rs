@@ -27,11 +27,10 @@
 use super::model::{Endian, ServoModel};
 use super::packet::{self as feetech, reg};
 use super::status::{ServoFlags, StatusPacket, StatusReader};
-use crate::servo::calibration::Calibration;
+use crate::servo::joint::{FieldError, JointMap};
 use crate::servo::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, read_available,
 };
-use crate::servo::protocol::FieldError;
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
@@ -75,12 +74,12 @@ pub struct FeetechSession {
 }
 
 impl FeetechSession {
-    /// The session for a checked calibration; fails only on a model
-    /// field the calibration would have refused.
-    pub fn new(cal: &Calibration, settings: &LinkSettings) -> Result<FeetechSession, FieldError> {
-        let n = cal.joints.len();
-        let models = cal
-            .joints
+    /// The session for `joints` (chain order) as the calibration checked
+    /// them; fails only on a model field the calibration would have
+    /// refused.
+    pub fn new(joints: &[JointMap], settings: &LinkSettings) -> Result<FeetechSession, FieldError> {
+        let n = joints.len();
+        let models = joints
             .iter()
             .map(|j| super::joint_model(&j.fields))
             .collect::<Result<Vec<_>, _>>()?;
@@ -89,7 +88,7 @@ impl FeetechSession {
         let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
         Ok(FeetechSession {
             // The calibration checked every output is a valid servo id.
-            ids: cal.joints.iter().map(|j| j.output as u8).collect(),
+            ids: joints.iter().map(|j| j.output as u8).collect(),
             models,
             endian: first.endian(),
             sync_read: first.has_sync_read(),

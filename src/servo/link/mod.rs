@@ -20,12 +20,12 @@
 //!   output had reached.
 //!
 //! Commands are in servo units (µs or ticks), already clamped by the
-//! [`Calibration`]; the ramp only interpolates between in-range values and
+//! calibration's [`JointMap`]s; the ramp only interpolates between in-range values and
 //! clamps again, so the thread cannot produce anything the calibration
 //! would not.
 //!
 //! Nothing here knows a protocol: each brings its [`Session`] and its
-//! link defaults ([`LinkDefaults`](crate::servo::protocol::LinkDefaults)).
+//! [`LinkDefaults`].
 
 mod ramp;
 mod session;
@@ -34,10 +34,10 @@ mod status;
 mod worker;
 
 pub use session::{Session, SessionError, StartPose, TickOutcome, read_available};
-pub use settings::{LinkFile, LinkSettingError, LinkSettings, WatchdogMode};
+pub use settings::{LinkDefaults, LinkFile, LinkSettingError, LinkSettings, WatchdogMode};
 pub use status::{Detail, DetailValue, LinkState, LinkStatus};
 
-use super::calibration::Calibration;
+use super::joint::JointMap;
 use ramp::Ramp;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -72,11 +72,12 @@ pub struct Link {
 }
 
 impl Link {
-    /// Starts the link thread on `port` for `session`. Returns at once; the
+    /// Starts the link thread on `port` for `session`, driving `joints`
+    /// (chain order, as checked by the calibration). Returns at once; the
     /// connection is made (and remade) in the background.
     pub fn start(
         port: &str,
-        cal: &Calibration,
+        joints: &[JointMap],
         settings: LinkSettings,
         session: Box<dyn Session>,
     ) -> std::io::Result<Link> {
@@ -92,7 +93,7 @@ impl Link {
             }),
             wake: Condvar::new(),
         });
-        let ramp = Ramp::new(cal, settings.startup_speed);
+        let ramp = Ramp::new(joints, settings.startup_speed);
         let worker = Worker {
             shared: shared.clone(),
             path: port.to_string(),

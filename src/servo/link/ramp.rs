@@ -2,7 +2,7 @@
 //! writes: each joint's speed limit, and the slow start-up move.
 
 use super::StartPose;
-use crate::servo::calibration::Calibration;
+use crate::servo::joint::{JointMap, park_commands};
 
 /// Moves the output toward the commands at bounded speed (servo units).
 #[derive(Debug, Clone)]
@@ -18,15 +18,13 @@ pub(crate) struct Ramp {
 }
 
 impl Ramp {
-    pub(crate) fn new(cal: &Calibration, startup_speed: f64) -> Ramp {
+    pub(crate) fn new(joints: &[JointMap], startup_speed: f64) -> Ramp {
         Ramp {
             current: None,
-            speed: cal.joints.iter().map(|j| j.speed_command()).collect(),
-            startup_speed: cal.joints.iter().map(|j| startup_speed * j.scale).collect(),
-            range: cal.joints.iter().map(|j| (j.min, j.max)).collect(),
-            park: cal
-                .park_commands()
-                .map(|p| p.into_iter().map(f64::from).collect()),
+            speed: joints.iter().map(|j| j.speed_command()).collect(),
+            startup_speed: joints.iter().map(|j| startup_speed * j.scale).collect(),
+            range: joints.iter().map(|j| (j.min, j.max)).collect(),
+            park: park_commands(joints).map(|p| p.into_iter().map(f64::from).collect()),
             starting: false,
         }
     }
@@ -100,6 +98,7 @@ impl Ramp {
 mod tests {
     use super::*;
     use crate::model::Chain;
+    use crate::servo::calibration::Calibration;
 
     fn load(config: &str) -> Calibration {
         let root = env!("CARGO_MANIFEST_DIR");
@@ -114,7 +113,7 @@ mod tests {
     #[test]
     fn start_up_move_is_slow_then_joint_speed() {
         let c = cal();
-        let mut r = Ramp::new(&c, 0.3);
+        let mut r = Ramp::new(&c.joints, 0.3);
         assert_eq!(r.step(None, 0.02), None, "nothing before a command");
         r.connected(&StartPose::Measured(vec![1500, 2048, 2048, 2048, 2048]));
         let target = [2500, 2048, 2048, 2048, 2048];
@@ -141,7 +140,7 @@ mod tests {
         let mut c = load("config/servos_pwm.yaml");
         let target: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 + 300).collect();
         // Without a park pose the first command goes out as it is.
-        let mut r = Ramp::new(&c, 0.3);
+        let mut r = Ramp::new(&c.joints, 0.3);
         r.connected(&StartPose::Unknown);
         assert!(!r.starting());
         assert_eq!(r.step(Some(&target), 0.02).unwrap(), target);
@@ -150,7 +149,7 @@ mod tests {
             j.park = Some(0.0);
         }
         let park = c.park_commands().unwrap();
-        let mut r = Ramp::new(&c, 0.3);
+        let mut r = Ramp::new(&c.joints, 0.3);
         r.connected(&StartPose::Unknown);
         assert!(r.starting());
         let mut last = park.clone();
@@ -176,7 +175,7 @@ mod tests {
     #[test]
     fn present_outside_range_is_brought_into_it() {
         let c = cal();
-        let mut r = Ramp::new(&c, 0.3);
+        let mut r = Ramp::new(&c.joints, 0.3);
         r.connected(&StartPose::Measured(vec![0, 2048, 2048, 2048, 2048]));
         let out = r.step(Some(&[2048; 5]), 0.02).unwrap();
         let per_tick = 0.3 * c.joints[0].scale * 0.02;

@@ -1,7 +1,6 @@
 //! The `link:` section of a servo file, and the checked settings the link
 //! thread runs with.
 
-use crate::servo::protocol::LinkDefaults;
 use serde::Deserialize;
 use std::time::Duration;
 use thiserror::Error;
@@ -16,6 +15,16 @@ pub enum WatchdogMode {
     Hold,
     /// Stop the pulses (the servos go limp).
     Relax,
+}
+
+/// Link settings that differ by protocol, used when the file's `link:`
+/// section leaves them out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkDefaults {
+    /// Port speed (baud).
+    pub baud: u32,
+    /// No reply for this long: the hardware is silent (ms).
+    pub reply_timeout_ms: u64,
 }
 
 /// The `link:` section of a servo configuration file, as written.

@@ -3,8 +3,8 @@
 
 use super::ServoOutput;
 use crate::servo::calibration::Calibration;
+use crate::servo::joint::FieldError;
 use crate::servo::link::{Link, LinkState, LinkStatus};
-use crate::servo::protocol::FieldError;
 use thiserror::Error;
 
 /// Why the link to the servos could not be started.
@@ -40,11 +40,12 @@ impl SerialServo {
     /// Starts the link on `port`; returns at once (connecting goes on in
     /// the background and shows in [`link`](ServoOutput::link)).
     pub fn open(port: &str, cal: Calibration) -> Result<SerialServo, OpenError> {
-        let session = (cal.protocol.session)(&cal).map_err(|error| OpenError::Session {
-            protocol: cal.protocol.name,
-            error,
-        })?;
-        let link = Link::start(port, &cal, cal.link.clone(), session)?;
+        let session =
+            (cal.protocol.session)(&cal.joints, &cal.link).map_err(|error| OpenError::Session {
+                protocol: cal.protocol.name,
+                error,
+            })?;
+        let link = Link::start(port, &cal.joints, cal.link.clone(), session)?;
         Ok(SerialServo {
             commands: vec![0; cal.joints.len()],
             text: link.status().describe(),

@@ -16,11 +16,11 @@ pub use frame::{
 pub use session::BridgeSession;
 pub use status::FirmwareStatus;
 
-use super::calibration::Calibration;
-use super::link::Session;
-use super::protocol::{Device, FieldError, Fields, LinkDefaults, Protocol};
+use super::joint::{Device, FieldError, Fields, JointMap};
+use super::link::{LinkDefaults, LinkSettings, Session};
+use super::protocol::Protocol;
 
-/// The firmware bridge in the registry ([`super::protocol::PROTOCOLS`]).
+/// The firmware bridge, for the [`registry`](super::registry).
 pub static PROTOCOL: Protocol = Protocol {
     name: "pwm_bridge",
     // The servo file's `kind:` before the protocol had one name.
@@ -50,6 +50,6 @@ fn device(_: &Fields) -> Result<Device, FieldError> {
     })
 }
 
-fn session(cal: &Calibration) -> Result<Box<dyn Session>, FieldError> {
-    Ok(Box::new(BridgeSession::new(cal, &cal.link)))
+fn session(joints: &[JointMap], settings: &LinkSettings) -> Result<Box<dyn Session>, FieldError> {
+    Ok(Box::new(BridgeSession::new(joints, settings)))
 }

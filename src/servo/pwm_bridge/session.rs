@@ -4,7 +4,7 @@ use super::frame::{
     CHANNELS, Frame, FrameReader, cmd, frame, set_limits, set_targets, set_watchdog,
 };
 use super::status::FirmwareStatus;
-use crate::servo::calibration::Calibration;
+use crate::servo::joint::JointMap;
 use crate::servo::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, WatchdogMode,
     read_available,
@@ -38,11 +38,12 @@ pub struct BridgeSession {
 }
 
 impl BridgeSession {
-    pub fn new(cal: &Calibration, settings: &LinkSettings) -> BridgeSession {
+    /// The session for `joints` (chain order) as the calibration checked
+    /// them: every output a channel of the firmware.
+    pub fn new(joints: &[JointMap], settings: &LinkSettings) -> BridgeSession {
         BridgeSession {
-            channels: cal.joints.iter().map(|j| j.output as u8).collect(),
-            limits: cal
-                .joints
+            channels: joints.iter().map(|j| j.output as u8).collect(),
+            limits: joints
                 .iter()
                 .map(|j| (j.min.max(0) as u16, j.max.max(0) as u16))
                 .collect(),
