@@ -72,4 +72,30 @@ mod tests {
         let names = names();
         assert!(names.starts_with(&["pwm_bridge", "feetech"]), "{names:?}");
     }
+
+    #[test]
+    fn protocol_fields_are_not_generic_keys() {
+        // A protocol field named like a generic key would never reach the
+        // protocol: the file reader gives the key to the generic field.
+        let generic = [
+            "kind",
+            "link",
+            "joints",
+            "joint",
+            "output",
+            "direction",
+            "zero",
+            "scale",
+            "range",
+            "speed_limit",
+            "park",
+        ];
+        for p in PROTOCOLS {
+            for f in p.fields {
+                assert!(!generic.contains(f), "{p}: {f}");
+                assert!(is_field(f) && all_fields().contains(f));
+            }
+        }
+        assert!(!is_field("speed_limt"));
+    }
 }
