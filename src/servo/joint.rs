@@ -95,8 +95,20 @@ impl Fields {
         self.0.insert(field.to_string(), value.into());
     }
 
-    pub fn remove(&mut self, field: &str) -> Option<serde_norway::Value> {
-        self.0.remove(field)
+    /// The value of `field` read as `T` (e.g. a model enum), `None` when
+    /// it is absent; a value that is not a `T` is an error naming the
+    /// field.
+    pub fn parse<T: serde::de::DeserializeOwned>(
+        &self,
+        field: &'static str,
+    ) -> Result<Option<T>, FieldError> {
+        self.get(field)
+            .map(|v| serde_norway::from_value(v.clone()))
+            .transpose()
+            .map_err(|e| FieldError {
+                field,
+                why: e.to_string(),
+            })
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -133,22 +145,4 @@ pub struct Device {
 pub struct FieldError {
     pub field: &'static str,
     pub why: String,
-}
-
-impl FieldError {
-    /// The field's value read as `T` (e.g. a model enum), `None` when the
-    /// field is absent; a value that is not a `T` names the field.
-    pub fn parse<T: serde::de::DeserializeOwned>(
-        fields: &Fields,
-        field: &'static str,
-    ) -> Result<Option<T>, FieldError> {
-        fields
-            .get(field)
-            .map(|v| serde_norway::from_value(v.clone()))
-            .transpose()
-            .map_err(|e| FieldError {
-                field,
-                why: e.to_string(),
-            })
-    }
 }

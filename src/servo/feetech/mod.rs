@@ -47,7 +47,7 @@ pub static PROTOCOL: Protocol = Protocol {
 /// The model of a joint's servo: its `model:` (the file's unless the
 /// joint gives its own), `sts3215` when neither does.
 pub fn joint_model(fields: &Fields) -> Result<ServoModel, FieldError> {
-    Ok(FieldError::parse(fields, "model")?.unwrap_or_default())
+    Ok(fields.parse("model")?.unwrap_or_default())
 }
 
 /// The model's position range (0..=4095 on STS servos, 0..=1023 on SCS)
