@@ -3,6 +3,11 @@
 //! Data flows one way: a target ([`ik::Target`]) is solved on a
 //! [`model::Chain`] by one of the [`ik`] solvers, the result is limited, then
 //! published or streamed.
+//!
+//! Layers, lowest first; a module imports only from layers below it:
+//! [`model`] → [`ik`] → [`servo`], [`bag`], [`bench`](mod@bench) → [`node`] →
+//! [`replay`], [`run`] (assembles a node on the output its parameters
+//! choose) → `ros`, the CLI and the binaries.
 
 pub mod bag;
 pub mod bench;
@@ -12,4 +17,5 @@ pub mod node;
 pub mod replay;
 #[cfg(feature = "ros2")]
 pub mod ros;
+pub mod run;
 pub mod servo;

@@ -611,6 +611,35 @@ fn drive_names_what_is_wrong() {
 }
 
 #[test]
+fn drive_reads_the_old_kind_name_and_warns_with_the_new_one() {
+    let dir = temp_dir("old_kind");
+    let old = dir.join("servos_old.yaml");
+    let text = std::fs::read_to_string("config/servos_pwm.yaml").unwrap();
+    std::fs::write(&old, text.replace("kind: pwm_bridge", "kind: pwm")).unwrap();
+    let joints = "0.1,-0.2,0.3,0,0";
+    let run = |config: &str| {
+        arm_ik(&[
+            "drive", "--config", config, "--joints", joints, "--hold", "0", "--json",
+        ])
+    };
+    let out = run(old.to_str().unwrap());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("warning")
+            && e.contains("servos_old.yaml")
+            && e.contains("deprecated")
+            && e.contains("kind: pwm_bridge"),
+        "{e}"
+    );
+    // The same commands as under the one name, which warns about nothing.
+    let new = run("config/servos_pwm.yaml");
+    assert!(!stderr(&new).contains("warning"), "{}", stderr(&new));
+    assert_eq!(json(&out)["commands"], json(&new)["commands"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn drive_on_a_missing_port_fails_with_the_port_named() {
     let out = arm_ik(&[
         "drive",

@@ -15,10 +15,9 @@
 mod common;
 
 use arm_ik::model::Chain;
-use arm_ik::node::ServoOutput;
-use arm_ik::servo::SerialServo;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::{SerialServo, ServoOutput};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -402,6 +401,41 @@ fn a_servo_of_another_model_is_refused() {
     let error = st.last_error.unwrap_or_default();
     assert!(error.contains("servo id 4 is model 1000"), "{error}");
     assert!(sim.events().is_empty(), "{:?}", sim.events());
+}
+
+/// An arm may mix models of one family: an STS3250 on id 4 is refused by
+/// the file that says every servo is an STS3215, and driven when its
+/// joint's entry names it.
+#[test]
+fn a_joint_of_another_model_is_driven_when_its_entry_names_it() {
+    if !have_python() {
+        return;
+    }
+    let dir = Scratch::new("mixed");
+    let link = dir.path("bus");
+    let _sim = Sim::start(&link, &dir.path("log.jsonl"), &["--model", "4:2825"]);
+    let q = vec![0.0; 5];
+    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
+    let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
+    let st = servo.close();
+    let error = st.last_error.unwrap_or_default();
+    assert!(
+        tried
+            && error.contains("servo id 4 is sts3250 (model 2825), not the calibration's sts3215"),
+        "{error}"
+    );
+    let text = config_text(false).replacen(
+        "{ joint: wrist_pitch,",
+        "{ joint: wrist_pitch, model: sts3250,",
+        1,
+    );
+    let cal = Calibration::from_yaml(&text, "mixed", &chain()).unwrap();
+    let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
+    let connected = stream_until(&mut servo, Some(&q), 10.0, |s| {
+        s.status().state == LinkState::Connected
+    });
+    let st = servo.close();
+    assert!(connected && st.connects == 1, "{st:?}");
 }
 
 #[test]

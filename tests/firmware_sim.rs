@@ -12,11 +12,10 @@
 mod common;
 
 use arm_ik::model::Chain;
-use arm_ik::node::ServoOutput;
-use arm_ik::servo::SerialServo;
-use arm_ik::servo::bridge;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::pwm_bridge;
+use arm_ik::servo::{SerialServo, ServoOutput};
 use common::firmware::{CHANNELS, Harness, TempDir};
 use common::{project_dir, project_urdf};
 use serde_json::Value;
@@ -120,11 +119,11 @@ fn assert_widths(fw: &mut Harness, from: f64, to: f64, want: &[Option<f64>; CHAN
     }
 }
 
-/// The firmware's counters in drive's JSON summary.
+/// The firmware's counters in drive's JSON summary (the bridge's details).
 fn fw_counter(json: &Value, name: &str) -> u64 {
-    json["firmware"][name]
+    json["details"][name]
         .as_u64()
-        .unwrap_or_else(|| panic!("no firmware.{name} in {json}"))
+        .unwrap_or_else(|| panic!("no details.{name} in {json}"))
 }
 
 #[test]
@@ -553,8 +552,8 @@ fn garbage_on_the_line_is_counted_and_the_stream_goes_on() {
     // Line noise (no start byte in it), then a frame whose CRC got hit:
     // targets that must not be applied.
     let noise = b"\x00\xff\x13noise on the line\x7f\x80\x5a".to_vec();
-    assert!(!noise.contains(&bridge::START[0]));
-    let mut bad = bridge::set_targets(9, &[2400; CHANNELS]);
+    assert!(!noise.contains(&pwm_bridge::START[0]));
+    let mut bad = pwm_bridge::set_targets(9, &[2400; CHANNELS]);
     let n = bad.len();
     bad[n - 1] ^= 0x55;
     let mut bytes = noise.clone();
@@ -596,7 +595,7 @@ fn the_node_with_sim_false_drives_the_firmware_to_the_target() {
         port: fw.pty().to_string(),
         ..NodeParams::default()
     };
-    let mut node = MemoryNode::new(params.node_core(&chain).unwrap());
+    let mut node = MemoryNode::new(arm_ik::run::build_node(&params, &chain).unwrap().core);
     let goal = [0.3, 0.4, -0.8, 0.3, 0.2];
     let p = chain.fk(&goal).translation.vector;
     node.push_target(TargetMsg::position([p.x, p.y, p.z]));
@@ -669,5 +668,6 @@ fn a_caller_that_stops_commanding_lets_the_firmware_watchdog_relax() {
     }
     assert_widths(&mut fw, t1 + 0.2, t1 + 0.5, &expected(&cal, &angles));
     let st = servo.close();
-    assert!(st.firmware.is_some_and(|f| f.watchdog_trips >= 1), "{st:?}");
+    let trips = st.detail("watchdog_trips").and_then(|v| v.count());
+    assert!(trips.is_some_and(|n| n >= 1), "{st:?}");
 }

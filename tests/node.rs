@@ -5,10 +5,8 @@ mod common;
 
 use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
-use arm_ik::node::{
-    JointState, MemoryNode, NodeConfig, NodeCore, RejectReason, ServoOutput, TargetMsg,
-    VirtualServo,
-};
+use arm_ik::node::{JointState, MemoryNode, NodeConfig, NodeCore, RejectReason, TargetMsg};
+use arm_ik::servo::{ServoOutput, VirtualServo};
 use nalgebra::Vector3;
 use std::sync::{Arc, Mutex};
 

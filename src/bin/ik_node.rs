@@ -16,6 +16,7 @@ use anyhow::Context as _;
 use arm_ik::model::Chain;
 use arm_ik::node::{HealthMonitor, NodeParams, UrdfSource, report};
 use arm_ik::ros::convert;
+use arm_ik::run;
 use futures::StreamExt;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
 use r2r::visualization_msgs::msg::Marker;
@@ -141,9 +142,11 @@ async fn run() -> anyhow::Result<()> {
         .lock()
         .map_err(|_| anyhow::anyhow!("parameter lock poisoned"))?
         .clone();
-    // Refused values stop the node now, before it waits for a URDF.
+    // Refused values stop the node now, before it waits for a URDF, and
+    // so do wrong output parameters.
     let settings = p.settings().context("invalid parameter")?;
-    if let Some(warning) = p.check_output()? {
+    let early = run::check_output(&p)?;
+    for warning in &early {
         r2r::log_warn!(&log, "{warning}");
     }
 
@@ -216,7 +219,11 @@ async fn run() -> anyhow::Result<()> {
     drop(description_sub);
 
     let rate_hz = settings.motion.rate_hz;
-    let mut core = p.node_core(&chain)?;
+    let built = run::build_node(&p, &chain)?;
+    for warning in built.warnings.iter().filter(|w| !early.contains(w)) {
+        r2r::log_warn!(&log, "{warning}");
+    }
+    let mut core = built.core;
     r2r::log_info!(
         &log,
         "{} joints {} -> {} ({}), {} solver at {rate_hz} Hz on {} servos",

@@ -5,10 +5,9 @@
 use super::parse::number_list;
 use super::robot::RobotArgs;
 use anyhow::{Context, bail};
-use arm_ik::node::{ServoOutput, VirtualServo};
-use arm_ik::servo::SerialServo;
 use arm_ik::servo::calibration::Calibration;
-use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::link::{Detail, LinkSettings, LinkState, LinkStatus};
+use arm_ik::servo::{SerialServo, ServoOutput, VirtualServo};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,11 +40,16 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let mut cal = Calibration::load(&a.config, &chain)?;
+    for w in &cal.warnings {
+        eprintln!("drive: warning: {w}");
+    }
     if let Some(r) = a.rate {
-        if !(r.is_finite() && r > 0.0 && r <= 1000.0) {
-            bail!("--rate {r}: not a frame rate in (0, 1000] Hz");
-        }
-        cal.link.rate_hz = r;
+        cal.link.rate_hz = LinkSettings::check_rate(r).map_err(|_| {
+            anyhow::anyhow!(
+                "--rate {r}: not a frame rate in (0, {}] Hz",
+                LinkSettings::MAX_RATE_HZ
+            )
+        })?;
     }
     let joints = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
     if joints.len() != chain.dof() {
@@ -140,7 +144,7 @@ fn stream(
     joints: &[f64],
     commands: &[i32],
 ) -> anyhow::Result<ExitCode> {
-    let kind = cal.kind;
+    let protocol = cal.protocol.name;
     let clamped = cal.angles(commands);
     let mut servo =
         SerialServo::open(port, cal).with_context(|| format!("starting the link on {port}"))?;
@@ -168,21 +172,17 @@ fn stream(
             "drive: --hold ended during the start-up move (at startup_speed): the servos stopped short of the pose; hold longer"
         );
     }
-    let firmware = fin.firmware.map(|f| {
-        json!({"frames_ok": f.frames_ok, "bad_crc": f.bad_crc, "bad_length": f.bad_length,
-               "garbage": f.garbage, "watchdog_trips": f.watchdog_trips,
-               "uptime_ms": f.uptime_ms, "width_us": f.width_us})
-    });
+    let details = details_json(&fin.details);
     if a.json {
         println!(
             "{}",
-            json!({"port": port, "kind": format!("{kind:?}").to_lowercase(), "joints": names,
+            json!({"port": port, "kind": protocol, "joints": names,
                    "requested": joints, "commands": commands, "angles": clamped,
                    "state": last.describe(), "connected": ok, "ramping": last.ramping,
                    "connects": fin.connects,
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
                    "seconds": start.elapsed().as_secs_f64(),
-                   "present": fin.present, "output": fin.output, "firmware": firmware,
+                   "present": fin.present, "output": fin.output, "details": details,
                    "last_error": fin.last_error})
         );
     } else {
@@ -199,4 +199,16 @@ fn stream(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The protocol's details of the link status as one JSON object, key by
+/// key as the session reports them (the firmware bridge's counters, for
+/// example).
+fn details_json(details: &[Detail]) -> serde_json::Value {
+    serde_json::Value::Object(
+        details
+            .iter()
+            .map(|d| (d.key.to_string(), json!(d.value)))
+            .collect(),
+    )
 }

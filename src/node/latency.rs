@@ -13,9 +13,9 @@ use super::core::{NodeConfig, NodeCore, NodeError};
 use super::msg::TargetMsg;
 use super::path::figure_eight;
 use super::status::TimeSummary;
-use super::virtual_servo::{ServoOutput, VirtualServo};
 use crate::ik::{Common, SolverConfig};
 use crate::model::Chain;
+use crate::servo::{ServoOutput, VirtualServo};
 use std::time::Instant;
 
 /// A servo output that notes when it was last commanded, so the time a

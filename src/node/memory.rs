@@ -6,7 +6,7 @@
 
 use super::core::NodeCore;
 use super::msg::{JointState, TargetMsg};
-use super::virtual_servo::{ServoOutput, VirtualServo};
+use crate::servo::{ServoOutput, VirtualServo};
 use std::collections::VecDeque;
 
 /// A node core with queues standing in for topics.

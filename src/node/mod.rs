@@ -4,8 +4,9 @@
 //! Targets ([`TargetMsg`]) go into a [`NodeCore`]; every [`NodeCore::tick`]
 //! solves the latest one (warm-started from the current joints), moves the
 //! commanded joints toward the answer within velocity, acceleration and
-//! position limits ([`motion`]), sends them to a [`ServoOutput`] (virtual
-//! servos unless hardware is configured) and returns a [`JointState`]. The
+//! position limits ([`motion`]), sends them to a [`ServoOutput`](crate::servo::ServoOutput)
+//! (`crate::servo`: virtual servos unless hardware is configured; the
+//! runner layer, `crate::run`, picks one) and returns a [`JointState`]. The
 //! caller passes the clock, so the same loop runs in real time, in
 //! simulated time and in bag replay. [`MemoryNode`] stands in for ROS topics.
 //! [`NodeSettings`] are what the node is told (solver and motion), from
@@ -20,20 +21,17 @@ pub mod latency;
 pub mod memory;
 pub mod motion;
 pub mod msg;
-pub mod output;
 pub mod params;
 pub mod path;
 pub mod report;
 pub mod settings;
 pub mod status;
-pub mod virtual_servo;
 
 pub use core::{NodeConfig, NodeCore, NodeError};
 pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
-pub use output::NodeOutput;
 pub use params::{
     NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue, UrdfSource,
 };
@@ -41,4 +39,3 @@ pub use path::figure_eight;
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{MotionSettings, NodeSettings, SettingError, SolverSettings};
 pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
-pub use virtual_servo::{ServoOutput, VirtualServo};

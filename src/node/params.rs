@@ -19,14 +19,9 @@ pub mod table;
 pub use file::ParamFileError;
 pub use table::{ParamError, ParamInfo, ParamSpec, ParamType, ParamValue};
 
-use super::core::{NodeCore, NodeError};
-use super::output::NodeOutput;
 use super::settings::{BEND_KEYWORDS, MotionSettings, SolverSettings, bend_name};
-use super::virtual_servo::VirtualServo;
 use crate::ik::SolverKind;
-use crate::model::Chain;
-use crate::servo::SerialServo;
-use crate::servo::calibration::{Calibration, OutputKind};
+use crate::servo::registry;
 use std::path::PathBuf;
 use table::declare_params;
 
@@ -47,7 +42,7 @@ fn bend_keywords() -> Vec<&'static str> {
 }
 
 fn protocol_names() -> Vec<&'static str> {
-    vec!["pwm_bridge", "feetech"]
+    registry::names()
 }
 
 /// A list setting as one ROS string parameter.
@@ -128,13 +123,6 @@ pub enum UrdfSource {
     Topic,
 }
 
-fn bad(name: &'static str, why: impl Into<String>) -> NodeError {
-    NodeError::Config {
-        name,
-        why: why.into(),
-    }
-}
-
 /// `""` as "not given".
 fn non_empty(s: &str) -> Option<&str> {
     let s = s.trim();
@@ -162,101 +150,13 @@ impl NodeParams {
     pub fn tip(&self) -> Option<&str> {
         non_empty(&self.tip_link)
     }
-
-    /// Checks the output settings before anything is loaded, so a node
-    /// asked for hardware fails at once with the reason rather than
-    /// silently driving virtual servos. Returns a warning to log when a
-    /// setting is ignored.
-    pub fn check_output(&self) -> Result<Option<String>, NodeError> {
-        if self.sim {
-            return Ok(non_empty(&self.servo_config).map(|path| {
-                format!("servo_config '{path}' is ignored because sim is true (virtual servos)")
-            }));
-        }
-        if non_empty(&self.servo_config).is_none() {
-            return Err(bad(
-                "sim",
-                "false needs servo_config, the servo calibration file \
-                 (e.g. share/arm_ik/config/servos_pwm.yaml); run with sim:=true for virtual servos",
-            ));
-        }
-        if non_empty(&self.port).is_none() {
-            return Err(bad(
-                "port",
-                "is empty; sim:=false needs the serial port of the servos",
-            ));
-        }
-        self.protocol_kind()?;
-        Ok(None)
-    }
-
-    fn protocol_kind(&self) -> Result<OutputKind, NodeError> {
-        match self.protocol.trim() {
-            "pwm_bridge" => Ok(OutputKind::Pwm),
-            "feetech" => Ok(OutputKind::Feetech),
-            other => Err(bad(
-                "protocol",
-                format!("'{other}' is not one of pwm_bridge, feetech"),
-            )),
-        }
-    }
-
-    /// The servo output: virtual servos resting at `start` when `sim`,
-    /// else the hardware that `servo_config` describes on `port`. The
-    /// calibration is checked against `chain` here, before anything moves;
-    /// the port itself is opened in the background (an adapter plugged in
-    /// later is picked up, and the link state says so meanwhile).
-    pub fn output(&self, chain: &Chain, start: Vec<f64>) -> Result<NodeOutput, NodeError> {
-        self.check_output()?;
-        if self.sim {
-            return Ok(NodeOutput::Virtual(VirtualServo::new(start)));
-        }
-        let cal = Calibration::load(self.servo_config.trim(), chain)
-            .map_err(|e| bad("servo_config", e.to_string()))?;
-        let kind = self.protocol_kind()?;
-        if cal.kind != kind {
-            return Err(bad(
-                "protocol",
-                format!(
-                    "'{}' does not match servo_config '{}', which describes {} servos",
-                    self.protocol.trim(),
-                    self.servo_config.trim(),
-                    match cal.kind {
-                        OutputKind::Pwm => "pwm_bridge",
-                        OutputKind::Feetech => "feetech",
-                    }
-                ),
-            ));
-        }
-        let port = self.port.trim();
-        SerialServo::open(port, cal)
-            .map(|s| NodeOutput::Serial(Box::new(s)))
-            .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))
-    }
-
-    /// The node core these parameters describe, on its output.
-    pub fn node_core(&self, chain: &Chain) -> Result<NodeCore<NodeOutput>, NodeError> {
-        let settings = self.settings()?;
-        let (solver, common) = settings.solver_config(chain)?;
-        let mut config = settings.node_config(chain)?;
-        let start = config
-            .initial
-            .clone()
-            .unwrap_or_else(|| chain.mid_configuration());
-        let output = self.output(chain, start)?;
-        // Hobby servos with a park pose: the node starts where the arm is,
-        // so its joint states and its first moves begin there too.
-        if config.initial.is_none() {
-            config.initial = output.park_pose();
-        }
-        NodeCore::new(chain, solver, common, config, output)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ik::{Common, SolverConfig};
+    use crate::model::Chain;
     use crate::node::settings::NodeSettings;
 
     const ARM: &str = include_str!("../../urdf/arm.urdf");
@@ -269,7 +169,6 @@ mod tests {
     fn defaults_build_the_same_node_as_sim() {
         let p = NodeParams::default();
         assert_eq!(p.urdf_source(), UrdfSource::Topic);
-        assert_eq!(p.check_output().unwrap(), None);
         let s = p.settings().unwrap();
         assert_eq!(s, NodeSettings::default());
         let (solver, common) = s.solver_config(&arm()).unwrap();
@@ -353,101 +252,9 @@ mod tests {
         for live in ["max_velocity", "max_acceleration"] {
             assert!(row(live).live, "{live}");
         }
-        // The listed protocols are the ones the output accepts.
+        // The listed protocols are the ones the servo layer knows.
         for protocol in row("protocol").allowed.clone() {
-            let p = NodeParams {
-                sim: false,
-                servo_config: "servos.yaml".into(),
-                protocol: protocol.into(),
-                ..NodeParams::default()
-            };
-            assert_eq!(p.check_output().unwrap(), None, "{protocol}");
+            assert!(registry::find(protocol).is_some(), "{protocol}");
         }
-    }
-
-    #[test]
-    fn hardware_output_settings_are_checked_before_anything_moves() {
-        let chain = Chain::from_urdf_file(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf"),
-            None,
-            None,
-        )
-        .unwrap();
-        let config = |name: &str| format!("{}/config/{name}", env!("CARGO_MANIFEST_DIR"));
-        let err = |p: NodeParams| match p.output(&chain, chain.mid_configuration()) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("accepted {p:?}"),
-        };
-        let hw = NodeParams {
-            sim: false,
-            servo_config: config("servos_pwm.yaml"),
-            port: "/nonexistent/arm_ik-test-port".into(),
-            ..NodeParams::default()
-        };
-        let e = err(NodeParams {
-            servo_config: String::new(),
-            ..hw.clone()
-        });
-        assert!(e.contains("sim") && e.contains("servo_config"), "{e}");
-        let e = err(NodeParams {
-            protocol: "feetech".into(),
-            ..hw.clone()
-        });
-        assert!(
-            e.contains("does not match") && e.contains("pwm_bridge"),
-            "{e}"
-        );
-        let e = err(NodeParams {
-            protocol: "dynamixel".into(),
-            ..hw.clone()
-        });
-        assert!(e.contains("dynamixel"), "{e}");
-        let e = err(NodeParams {
-            servo_config: config("arm.yaml"),
-            ..hw.clone()
-        });
-        assert!(e.contains("servo_config") && e.contains("arm.yaml"), "{e}");
-        let e = err(NodeParams {
-            port: " ".into(),
-            ..hw.clone()
-        });
-        assert!(e.contains("port"), "{e}");
-        // A port that is not there (yet) is not an error at start: the link
-        // keeps trying and says so.
-        let NodeOutput::Serial(s) = hw.output(&chain, vec![0.0; 5]).unwrap() else {
-            panic!("sim false gave virtual servos");
-        };
-        let st = s.close();
-        assert_eq!(st.connects, 0);
-        let p = NodeParams {
-            servo_config: "servos.yaml".into(),
-            ..NodeParams::default()
-        };
-        assert!(p.check_output().unwrap().unwrap().contains("ignored"));
-        assert!(matches!(
-            p.output(&chain, vec![0.0; 5]).unwrap(),
-            NodeOutput::Virtual(_)
-        ));
-    }
-
-    #[test]
-    fn with_parked_hobby_servos_the_node_starts_at_the_park_pose() {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let chain = Chain::from_urdf_file(format!("{root}/urdf/arm.urdf"), None, None).unwrap();
-        let params = NodeParams {
-            sim: false,
-            servo_config: format!("{root}/tests/data/servos_pwm_parked.yaml"),
-            port: "/nonexistent/arm_ik-test-port".into(),
-            ..NodeParams::default()
-        };
-        let mut node = params.node_core(&chain).unwrap();
-        assert_eq!(node.tick(0.0).position, [0.0, 0.1, -0.1, 0.0, 0.2]);
-        // Without a park pose: mid-range, as before.
-        let params = NodeParams {
-            servo_config: format!("{root}/config/servos_pwm.yaml"),
-            ..params
-        };
-        let mut node = params.node_core(&chain).unwrap();
-        assert_eq!(node.tick(0.0).position, chain.mid_configuration());
     }
 }

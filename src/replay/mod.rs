@@ -18,7 +18,8 @@ pub mod plot;
 use crate::bag::BagMessage;
 use crate::bag::messages::{StampedTarget, TargetType};
 use crate::node::status::Rejections;
-use crate::node::{JointState, NodeCore, ServoOutput, TargetMsg};
+use crate::node::{JointState, NodeCore, TargetMsg};
+use crate::servo::ServoOutput;
 use serde::Serialize;
 
 /// Pass/fail limits of a replay.
@@ -574,7 +575,7 @@ mod tests {
     use crate::node::NodeConfig;
     use std::sync::Arc;
 
-    fn replay() -> Replay<crate::node::VirtualServo> {
+    fn replay() -> Replay<crate::servo::VirtualServo> {
         let urdf = include_str!("../../urdf/arm.urdf");
         let chain = Chain::from_urdf_str(urdf, None, None).unwrap();
         let core = NodeCore::with_virtual_servos(

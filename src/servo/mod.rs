@@ -1,19 +1,31 @@
-//! Real servo output: the wire protocols, the per-joint calibration that
-//! turns joint angles into servo commands, and the serial link thread that
-//! streams them.
+//! Real servo output: the servo-output interface and its virtual and
+//! serial implementations, the per-joint calibration that turns joint
+//! angles into servo commands, the serial link thread that streams them,
+//! and the wire protocols.
 //!
 //! Data flows one way: angles → [`calibration`] (clamp, map, clamp) →
-//! [`output::SerialServo`] → [`link`] thread (ramp, frame rate, reconnect)
-//! → a protocol session ([`bridge`], [`feetech_bus`]) → the port. The
-//! codecs ([`bridge`] frames, [`feetech`] packets) are pure and tested
-//! exhaustively; the sessions only move their bytes.
+//! [`SerialServo`] → [`link`] thread (ramp, frame rate, reconnect) → the
+//! protocol's session → the port. Calibration, link and output are
+//! generic; what differs by protocol lives in that protocol's module
+//! ([`pwm_bridge`], [`feetech`]), described to the rest by a
+//! [`Protocol`] in the one list [`registry::PROTOCOLS`]. The codecs are
+//! pure and tested exhaustively; the sessions only move their bytes.
+//!
+//! Inside the layer, lowest first: [`joint`] → [`link`] → [`protocol`] →
+//! the protocol modules → [`registry`] → [`calibration`] → [`output`].
+//! The layer depends on `model` only; the node above drives an
+//! [`Output`] through [`ServoOutput`], and the runner layer picks it.
 
-pub mod bridge;
 pub mod calibration;
-pub mod feetech;
-pub mod feetech_bus;
+pub mod joint;
 pub mod link;
 pub mod output;
 pub mod ports;
+pub mod protocol;
+pub mod registry;
 
-pub use output::SerialServo;
+pub mod feetech;
+pub mod pwm_bridge;
+
+pub use output::{OpenError, Output, SerialServo, ServoOutput, VirtualServo};
+pub use protocol::Protocol;

@@ -14,7 +14,7 @@
 //! panics, so CI cannot silently lose these tests.
 
 use super::project_dir;
-use arm_ik::servo::bridge::{self, FirmwareStatus, FrameReader, cmd};
+use arm_ik::servo::pwm_bridge::{self, FirmwareStatus, FrameReader, cmd};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The firmware's servo channels.
-pub const CHANNELS: usize = bridge::CHANNELS;
+pub const CHANNELS: usize = pwm_bridge::CHANNELS;
 
 /// One pulse measured on a pin.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -355,7 +355,7 @@ impl Harness {
             .open()
             .expect("open the firmware's pty");
         port.clear(serialport::ClearBuffer::Input).unwrap();
-        port.write_all(&bridge::frame(0x7E, cmd::STATUS, &[]))
+        port.write_all(&pwm_bridge::frame(0x7E, cmd::STATUS, &[]))
             .expect("write to the firmware");
         let mut reader = FrameReader::default();
         let end = Instant::now() + Duration::from_secs(3);

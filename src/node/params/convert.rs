@@ -223,14 +223,13 @@ mod tests {
             let e = p.settings().unwrap_err();
             assert_eq!(e.name, name, "{e}");
         }
-        // Joint names are checked against the chain, and so is the node core.
+        // Joint names are checked against the chain.
         let p = NodeParams {
             clamp: "nope=0:1".into(),
             ..d()
         };
         let e = p.settings().unwrap().solver_config(&arm()).unwrap_err();
         assert_eq!(e.name, "clamp");
-        let e = p.node_core(&arm()).err().unwrap().to_string();
-        assert!(e.contains("clamp") && e.contains("nope"), "{e}");
+        assert!(e.to_string().contains("nope"), "{e}");
     }
 }

@@ -11,7 +11,11 @@
 //! `CHK = !(ID + LEN + INST + ΣP) & 0xFF`; status packet: `FF FF ID LEN ERR
 //! P.. CHK`. Two-byte register values are little-endian on STS servos and
 //! big-endian on SCS servos ([`Endian`]).
+//!
+//! This file builds instruction packets; [`super::status`] reads status
+//! packets, [`super::model`] tells the servo models apart.
 
+use super::model::Endian;
 use thiserror::Error;
 
 /// The two header bytes every packet starts with.
@@ -26,7 +30,8 @@ pub const MAX_ID: u8 = 0xFC;
 /// never been exercised against real servo firmware: we refuse it too.
 pub const MAX_PACKET_LEN: usize = 250;
 /// Largest `LEN` byte accepted in a status packet by default (the vendor
-/// SDK's `RXPACKET_MAX_LEN`); see [`StatusReader::with_max_len`].
+/// SDK's `RXPACKET_MAX_LEN`); see
+/// [`StatusReader::with_max_len`](super::status::StatusReader::with_max_len).
 pub const MAX_STATUS_LEN: u8 = 250;
 
 /// Instruction codes.
@@ -71,125 +76,6 @@ pub mod reg {
     pub const PRESENT_TEMPERATURE: u8 = 63;
     pub const MOVING: u8 = 66;
     pub const PRESENT_CURRENT: u8 = 69;
-}
-
-/// Position units per revolution of an STS servo.
-pub const TICKS_PER_REV: u32 = 4096;
-
-/// Byte order of two-byte register values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endian {
-    /// STS series (the vendor SDK's `PacketHandler(0)`).
-    Little,
-    /// SCS series (the vendor SDK's `PacketHandler(1)`).
-    Big,
-}
-
-impl Endian {
-    /// The two bytes of `v` in this order.
-    pub fn word(self, v: u16) -> [u8; 2] {
-        match self {
-            Endian::Little => v.to_le_bytes(),
-            Endian::Big => v.to_be_bytes(),
-        }
-    }
-
-    /// The value of two bytes in this order.
-    pub fn read_word(self, b: [u8; 2]) -> u16 {
-        match self {
-            Endian::Little => u16::from_le_bytes(b),
-            Endian::Big => u16::from_be_bytes(b),
-        }
-    }
-}
-
-/// The bus-servo models the link drives, told apart by the number in
-/// their model register ([`reg::MODEL_NUMBER`]). They share the register
-/// addresses used here but differ on the wire and in resolution: STS
-/// servos send values little-endian, count 4096 per turn and answer SYNC
-/// READ; SCS servos send values big-endian, count 0..1023 and have no SYNC
-/// READ (each servo is READ in turn).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ServoModel {
-    /// The servo of the SO-100/SO-101 arms; the default.
-    #[default]
-    Sts3215,
-    /// Its stronger sibling (same protocol and resolution).
-    Sts3250,
-    /// A small SCS-series servo (SCS protocol, 10-bit position).
-    Scs0009,
-}
-
-impl ServoModel {
-    pub const ALL: [ServoModel; 3] = [
-        ServoModel::Sts3215,
-        ServoModel::Sts3250,
-        ServoModel::Scs0009,
-    ];
-
-    /// What the servo's model register holds.
-    pub fn number(self) -> u16 {
-        match self {
-            ServoModel::Sts3215 => 777,
-            ServoModel::Sts3250 => 2825,
-            ServoModel::Scs0009 => 1284,
-        }
-    }
-
-    /// The model whose register holds `number`, if it is one of ours.
-    pub fn from_number(number: u16) -> Option<ServoModel> {
-        Self::ALL.into_iter().find(|m| m.number() == number)
-    }
-
-    /// The name used in calibration files.
-    pub fn name(self) -> &'static str {
-        match self {
-            ServoModel::Sts3215 => "sts3215",
-            ServoModel::Sts3250 => "sts3250",
-            ServoModel::Scs0009 => "scs0009",
-        }
-    }
-
-    /// Byte order of its two-byte values.
-    pub fn endian(self) -> Endian {
-        match self {
-            ServoModel::Sts3215 | ServoModel::Sts3250 => Endian::Little,
-            ServoModel::Scs0009 => Endian::Big,
-        }
-    }
-
-    /// Whether it answers SYNC READ (the SCS protocol has none).
-    pub fn has_sync_read(self) -> bool {
-        self.endian() == Endian::Little
-    }
-
-    /// Highest position value.
-    pub fn max_position(self) -> u16 {
-        match self {
-            ServoModel::Sts3215 | ServoModel::Sts3250 => (TICKS_PER_REV - 1) as u16,
-            ServoModel::Scs0009 => 1023,
-        }
-    }
-
-    /// Position units per radian, where one full turn of the output is
-    /// [`TICKS_PER_REV`] units (STS); `None` for the SCS servos, whose
-    /// 1024 units cover less than a turn by an amount that varies: the
-    /// calibration must measure it.
-    pub fn ticks_per_radian(self) -> Option<f64> {
-        match self {
-            ServoModel::Sts3215 | ServoModel::Sts3250 => {
-                Some(f64::from(TICKS_PER_REV) / std::f64::consts::TAU)
-            }
-            ServoModel::Scs0009 => None,
-        }
-    }
-}
-
-impl std::fmt::Display for ServoModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (model {})", self.name(), self.number())
-    }
 }
 
 /// Sign-magnitude registers (goal speed: bit 15, homing offset: bit 11)
@@ -314,7 +200,7 @@ pub fn write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
     packet(id, inst::WRITE, &[&[addr], data])
 }
 
-/// REG_WRITE: like [`write`], but the servo holds the values until
+/// REG_WRITE: like [`write()`], but the servo holds the values until
 /// [`action`], so several servos can start together.
 pub fn reg_write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
     check_id(id, true, "REG_WRITE")?;
@@ -452,215 +338,9 @@ pub fn encode_status(id: u8, error: u8, params: &[u8]) -> Result<Vec<u8>, Encode
     packet(id, error, &[params])
 }
 
-/// The error byte of a status packet: what the servo reports about itself.
-/// Bit meanings are those of the vendor SDK.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServoFlags(pub u8);
-
-impl ServoFlags {
-    pub const VOLTAGE: u8 = 1;
-    pub const ANGLE: u8 = 2;
-    pub const OVERHEAT: u8 = 4;
-    pub const OVERCURRENT: u8 = 8;
-    pub const OVERLOAD: u8 = 32;
-
-    pub fn is_ok(self) -> bool {
-        self.0 == 0
-    }
-
-    /// Names of the set bits, for logs and the node's link status.
-    pub fn names(self) -> Vec<&'static str> {
-        [
-            (Self::VOLTAGE, "voltage"),
-            (Self::ANGLE, "angle sensor"),
-            (Self::OVERHEAT, "overheat"),
-            (Self::OVERCURRENT, "overcurrent"),
-            (Self::OVERLOAD, "overload"),
-        ]
-        .into_iter()
-        .filter(|(bit, _)| self.0 & bit != 0)
-        .map(|(_, name)| name)
-        .collect()
-    }
-}
-
-/// A decoded status packet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub id: u8,
-    pub flags: ServoFlags,
-    pub params: Vec<u8>,
-}
-
-impl Status {
-    /// The parameters, checked to be exactly `len` bytes: a reply to a READ
-    /// of `len` bytes that is longer or shorter is not trusted.
-    pub fn data(&self, len: usize) -> Result<&[u8], StatusError> {
-        if self.params.len() == len {
-            Ok(&self.params)
-        } else {
-            Err(StatusError::UnexpectedLength {
-                id: self.id,
-                expected: len,
-                got: self.params.len(),
-            })
-        }
-    }
-
-    /// A two-byte value at `offset` in the parameters.
-    pub fn word(&self, offset: usize, endian: Endian) -> Option<u16> {
-        let b = self.params.get(offset..offset.checked_add(2)?)?;
-        Some(endian.read_word([b[0], b[1]]))
-    }
-}
-
-/// Why bytes on the bus were not a usable status packet.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum StatusError {
-    #[error("status packet from id {id}: checksum {got:#04x}, expected {expected:#04x}")]
-    BadChecksum { id: u8, expected: u8, got: u8 },
-    #[error("status packet from id {id}: length byte {len} is outside 2..={max}")]
-    BadLength { id: u8, len: u8, max: u8 },
-    #[error("status packet from id {id}: {got} data bytes, expected {expected}")]
-    UnexpectedLength { id: u8, expected: usize, got: usize },
-}
-
-/// Splits a byte stream from the bus into status packets.
-///
-/// Robust by construction: bytes before a plausible header are dropped
-/// (and counted in [`skipped`](Self::skipped)); a header followed by an
-/// impossible ID (above [`MAX_ID`]) or an error byte with bit 7 set (never
-/// used by the servos) is not a header, so the search moves on by one byte,
-/// which also handles a third `FF` before the real header. A bad length or
-/// checksum is reported and the search restarts just after that header, so
-/// a real packet hiding inside a corrupt one is still found. Every index is
-/// bounds-checked: no input makes it panic, and the buffer never holds more
-/// than one maximal packet plus what was pushed since.
-#[derive(Debug, Clone)]
-pub struct StatusReader {
-    buf: Vec<u8>,
-    max_len: u8,
-    skipped: u64,
-}
-
-impl Default for StatusReader {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl StatusReader {
-    pub fn new() -> StatusReader {
-        StatusReader {
-            buf: Vec::new(),
-            max_len: MAX_STATUS_LEN,
-            skipped: 0,
-        }
-    }
-
-    /// Accept `LEN` bytes up to `max` only. When the longest expected reply
-    /// is known (e.g. 4 for a 2-byte read), a corrupted large `LEN` is then
-    /// rejected at once instead of swallowing the following packets.
-    pub fn with_max_len(mut self, max: u8) -> StatusReader {
-        self.max_len = max.max(2);
-        self
-    }
-
-    /// Appends bytes received from the bus.
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
-    }
-
-    /// Bytes dropped so far while looking for a header.
-    pub fn skipped(&self) -> u64 {
-        self.skipped
-    }
-
-    /// Bytes received but not decoded yet (an incomplete packet).
-    pub fn pending(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// Drops everything pending (after a timeout, before a new request).
-    pub fn clear(&mut self) {
-        self.buf.clear();
-    }
-
-    fn drop_front(&mut self, n: usize, garbage: bool) {
-        let n = n.min(self.buf.len());
-        self.buf.drain(..n);
-        if garbage {
-            self.skipped += n as u64;
-        }
-    }
-
-    /// The next complete packet or error; `None` when more bytes are needed.
-    pub fn next_status(&mut self) -> Option<Result<Status, StatusError>> {
-        loop {
-            // Find a header; keep a trailing FF, it may start one.
-            match self.buf.windows(2).position(|w| w == HEADER) {
-                Some(i) => self.drop_front(i, true),
-                None => {
-                    let keep = usize::from(self.buf.last() == Some(&0xFF));
-                    self.drop_front(self.buf.len() - keep, true);
-                    return None;
-                }
-            }
-            let (&id, &len, &err) = match (self.buf.get(2), self.buf.get(3), self.buf.get(4)) {
-                (Some(id), Some(len), Some(err)) => (id, len, err),
-                // Not enough to judge the header yet, unless what we have
-                // already rules it out.
-                (Some(&id), _, _) if id > MAX_ID => {
-                    self.drop_front(1, true);
-                    continue;
-                }
-                _ => return None,
-            };
-            if id > MAX_ID || err & 0x80 != 0 {
-                self.drop_front(1, true);
-                continue;
-            }
-            if !(2..=self.max_len).contains(&len) {
-                self.drop_front(2, false);
-                return Some(Err(StatusError::BadLength {
-                    id,
-                    len,
-                    max: self.max_len,
-                }));
-            }
-            let total = usize::from(len) + 4;
-            if self.buf.len() < total {
-                return None;
-            }
-            let expected = checksum(&self.buf[2..total - 1]);
-            let got = self.buf[total - 1];
-            if expected != got {
-                self.drop_front(2, false);
-                return Some(Err(StatusError::BadChecksum { id, expected, got }));
-            }
-            let status = Status {
-                id,
-                flags: ServoFlags(err),
-                params: self.buf[5..total - 1].to_vec(),
-            };
-            self.drop_front(total, false);
-            return Some(Ok(status));
-        }
-    }
-}
-
-/// Decodes every complete status packet in `bytes` (a convenience over
-/// [`StatusReader`] for one buffer). An incomplete tail is ignored.
-pub fn decode_all(bytes: &[u8]) -> Vec<Result<Status, StatusError>> {
-    let mut r = StatusReader::new();
-    r.push(bytes);
-    std::iter::from_fn(|| r.next_status()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     #[test]
     fn ping_matches_the_documented_example() {
@@ -762,96 +442,5 @@ mod tests {
         assert_eq!(to_sign_magnitude(-100, 15), 0x8000 | 100);
         assert_eq!(to_sign_magnitude(-5000, 11), 0x800 | 2047);
         assert_eq!(to_sign_magnitude(i32::MIN, 15), 0xFFFF);
-    }
-
-    #[test]
-    fn decodes_after_garbage_and_split_reads() {
-        let pkt = encode_status(1, 0, &[0x00, 0x08]).unwrap();
-        let mut r = StatusReader::new();
-        r.push(&[0x12, 0xFF, 0x00, 0xFF]);
-        assert_eq!(r.next_status(), None);
-        r.push(&[0xFF]); // FF FF FF: the first FF is not a header
-        r.push(&pkt[..5]);
-        assert_eq!(r.next_status(), None);
-        r.push(&pkt[5..]);
-        let s = r.next_status().unwrap().unwrap();
-        assert_eq!(s.id, 1);
-        assert_eq!(s.word(0, Endian::Little), Some(2048));
-        assert_eq!(s.data(2).unwrap(), &[0x00, 0x08]);
-        assert!(s.data(3).is_err());
-        assert_eq!(r.next_status(), None);
-        assert_eq!(r.pending(), 0);
-        assert_eq!(r.skipped(), 5);
-    }
-
-    #[test]
-    fn rejects_bad_checksum_then_recovers() {
-        let mut bad = encode_status(2, 0, &[7]).unwrap();
-        *bad.last_mut().unwrap() ^= 0x55;
-        let good = encode_status(3, 0x20, &[]).unwrap();
-        let out = decode_all(&[bad, good].concat());
-        assert!(matches!(
-            out[0],
-            Err(StatusError::BadChecksum { id: 2, .. })
-        ));
-        let s = out.last().unwrap().as_ref().unwrap();
-        assert_eq!((s.id, s.flags.names()), (3, vec!["overload"]));
-    }
-
-    #[test]
-    fn rejects_bad_lengths() {
-        assert_eq!(
-            decode_all(&[0xFF, 0xFF, 1, 1, 0, 0xFD]),
-            vec![Err(StatusError::BadLength {
-                id: 1,
-                len: 1,
-                max: 250
-            })]
-        );
-        let mut r = StatusReader::new().with_max_len(4);
-        r.push(&[0xFF, 0xFF, 1, 200, 0]);
-        assert!(matches!(
-            r.next_status(),
-            Some(Err(StatusError::BadLength { len: 200, .. }))
-        ));
-    }
-
-    proptest! {
-        #[test]
-        fn decoder_never_panics_and_stays_bounded(
-            chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..32),
-            max in any::<u8>(),
-        ) {
-            let mut r = StatusReader::new().with_max_len(max);
-            for c in &chunks {
-                r.push(c);
-                while let Some(res) = r.next_status() {
-                    if let Ok(s) = res {
-                        prop_assert!(s.id <= MAX_ID);
-                        prop_assert!(s.params.len() + 2 <= usize::from(max.max(2)));
-                    }
-                }
-                prop_assert!(r.pending() <= usize::from(max.max(2)) + 4);
-            }
-        }
-
-        #[test]
-        fn packets_survive_garbage_without_headers(
-            id in 0..=MAX_ID,
-            err in 0u8..0x80,
-            params in proptest::collection::vec(any::<u8>(), 0..20),
-            garbage in proptest::collection::vec(0u8..0xFF, 0..20),
-            split in 0usize..64,
-        ) {
-            let pkt = encode_status(id, err, &params).unwrap();
-            let stream = [garbage.clone(), pkt].concat();
-            let split = split.min(stream.len());
-            let mut r = StatusReader::new();
-            r.push(&stream[..split]);
-            let mut got: Vec<_> = std::iter::from_fn(|| r.next_status()).collect();
-            r.push(&stream[split..]);
-            got.extend(std::iter::from_fn(|| r.next_status()));
-            prop_assert_eq!(got, vec![Ok(Status { id, flags: ServoFlags(err), params })]);
-        }
     }
 }

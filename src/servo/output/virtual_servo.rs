@@ -1,38 +1,6 @@
-//! Where the commanded joints go: the servo output interface and the virtual
-//! servos used when no hardware is configured.
+//! The virtual servos used when no hardware is configured.
 
-/// A set of position servos, one per joint in chain order.
-///
-/// Deliberately small so the real serial drivers (another issue) fit behind
-/// it: the node sends a position per tick and may read positions back.
-/// `command` returns nothing because the control loop must keep running
-/// through a dropped packet; a driver reports trouble through [`link`].
-///
-/// [`link`]: ServoOutput::link
-pub trait ServoOutput {
-    /// Sends the joint positions for time `t` (s, node clock).
-    fn command(&mut self, positions: &[f64], t: f64);
-    /// The measured positions, when the servos report them.
-    fn feedback(&self) -> Option<Vec<f64>>;
-    /// A short description of the link for the status ("virtual",
-    /// "connected", "timeout on id 3", ...).
-    fn link(&self) -> &str {
-        "unknown"
-    }
-    /// True when [`feedback`](ServoOutput::feedback) is measured by the
-    /// hardware (bus servos): the node then starts from it once it is
-    /// known and publishes it as the joint state, so RViz shows where the
-    /// arm is, not where it was told to be.
-    fn measured(&self) -> bool {
-        false
-    }
-    /// False while the hardware is unreachable or silent: the node's
-    /// health is an error then, with [`link`](ServoOutput::link) as the
-    /// reason.
-    fn link_ok(&self) -> bool {
-        true
-    }
-}
+use super::ServoOutput;
 
 /// Simulated hobby servos: each follows its command with a first-order lag
 /// and a speed limit, like a position-controlled RC servo, so the simulation

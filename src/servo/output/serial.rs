@@ -1,13 +1,30 @@
-//! Servo hardware behind the node's [`ServoOutput`]: joint angles through
-//! the calibration into the link thread, present positions back.
+//! Servo hardware behind [`ServoOutput`]: joint angles through the
+//! calibration into the link thread, present positions back.
 
-use super::bridge::BridgeSession;
-use super::calibration::{Calibration, OutputKind};
-use super::link::{Link, LinkState, LinkStatus, Session};
-use crate::node::ServoOutput;
+use super::ServoOutput;
+use crate::servo::calibration::Calibration;
+use crate::servo::joint::FieldError;
+use crate::servo::link::{Link, LinkState, LinkStatus};
+use thiserror::Error;
 
-/// Servos on a serial port: the firmware bridge or a Feetech bus, as the
-/// calibration's `kind` says.
+/// Why the link to the servos could not be started.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The calibration's protocol settings do not make a session (only a
+    /// calibration not built by [`Calibration::check`] can have this).
+    #[error("{protocol} session: {error}")]
+    Session {
+        protocol: &'static str,
+        error: FieldError,
+    },
+    /// The link thread could not be started.
+    #[error("cannot start the link thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// Servos on a serial port, driven by the protocol the calibration's
+/// `kind` names.
 pub struct SerialServo {
     cal: Calibration,
     link: Link,
@@ -19,19 +36,16 @@ pub struct SerialServo {
     ok: bool,
 }
 
-/// The protocol session for a calibration's kind.
-pub fn session_for(cal: &Calibration) -> Box<dyn Session> {
-    match cal.kind {
-        OutputKind::Pwm => Box::new(BridgeSession::new(cal, &cal.link)),
-        OutputKind::Feetech => Box::new(super::feetech_bus::FeetechSession::new(cal, &cal.link)),
-    }
-}
-
 impl SerialServo {
     /// Starts the link on `port`; returns at once (connecting goes on in
     /// the background and shows in [`link`](ServoOutput::link)).
-    pub fn open(port: &str, cal: Calibration) -> std::io::Result<SerialServo> {
-        let link = Link::start(port, &cal, cal.link.clone(), session_for(&cal))?;
+    pub fn open(port: &str, cal: Calibration) -> Result<SerialServo, OpenError> {
+        let session =
+            (cal.protocol.session)(&cal.joints, &cal.link).map_err(|error| OpenError::Session {
+                protocol: cal.protocol.name,
+                error,
+            })?;
+        let link = Link::start(port, &cal.joints, cal.link.clone(), session)?;
         Ok(SerialServo {
             commands: vec![0; cal.joints.len()],
             text: link.status().describe(),
@@ -85,7 +99,7 @@ impl ServoOutput for SerialServo {
     }
 
     fn measured(&self) -> bool {
-        self.cal.kind == OutputKind::Feetech
+        self.cal.protocol.measures_positions
     }
 
     fn link_ok(&self) -> bool {

@@ -3,9 +3,12 @@
 //! the calibration names, makes switching the torque on harmless, then
 //! streams goal positions and reads present positions back.
 //!
-//! Packets come from the pure codec in [`super::feetech`]; this file only
+//! Packets come from the pure codec ([`super::packet`], [`super::status`]);
+//! this file only
 //! decides what to send when and what the replies mean. Positions are
-//! servo ticks throughout (the calibration maps them to radians).
+//! servo ticks throughout (the calibration maps them to radians). Each
+//! joint's servo may be another model of the same family (an STS3250 in
+//! the shoulder of an STS3215 arm): each is checked against its own.
 //!
 //! Per tick: one broadcast SYNC WRITE of all goal positions (no reply, so
 //! it costs no bus time waiting), then one SYNC READ of the present
@@ -21,9 +24,11 @@
 //! addressed to them: opening waits for each WRITE's acknowledgement, so a
 //! servo set to answer reads only shows up as "no reply".
 
-use super::calibration::Calibration;
-use super::feetech::{self, ServoFlags, ServoModel, Status, StatusReader, reg};
-use super::link::{
+use super::model::{Endian, ServoModel};
+use super::packet::{self as feetech, reg};
+use super::status::{ServoFlags, StatusPacket, StatusReader};
+use crate::servo::joint::{FieldError, JointMap};
+use crate::servo::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, read_available,
 };
 use serialport::SerialPort;
@@ -38,9 +43,13 @@ const COLLECT: Duration = Duration::from_millis(3);
 /// order.
 pub struct FeetechSession {
     ids: Vec<u8>,
-    /// What every servo must report; decides byte order and how present
-    /// positions are read.
-    model: ServoModel,
+    /// What each servo must report.
+    models: Vec<ServoModel>,
+    /// The family's byte order (one per bus: the calibration checked it).
+    endian: Endian,
+    /// Whether the family answers SYNC READ; without it each servo is
+    /// READ in turn.
+    sync_read: bool,
     reply_timeout: Duration,
     collect: Duration,
     torque_off_on_close: bool,
@@ -65,18 +74,26 @@ pub struct FeetechSession {
 }
 
 impl FeetechSession {
-    pub fn new(cal: &Calibration, settings: &LinkSettings) -> FeetechSession {
-        let n = cal.joints.len();
-        // The calibration gives every Feetech file a model.
-        let model = cal.model.unwrap_or_default();
+    /// The session for `joints` (chain order) as the calibration checked
+    /// them; fails only on a model field the calibration would have
+    /// refused.
+    pub fn new(joints: &[JointMap], settings: &LinkSettings) -> Result<FeetechSession, FieldError> {
+        let n = joints.len();
+        let models = joints
+            .iter()
+            .map(|j| super::joint_model(&j.fields))
+            .collect::<Result<Vec<_>, _>>()?;
+        let first = models.first().copied().unwrap_or_default();
         // A quarter period at most, so the link keeps its rate.
         let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
-        FeetechSession {
+        Ok(FeetechSession {
             // The calibration checked every output is a valid servo id.
-            ids: cal.joints.iter().map(|j| j.output as u8).collect(),
-            model,
+            ids: joints.iter().map(|j| j.output as u8).collect(),
+            models,
+            endian: first.endian(),
+            sync_read: first.has_sync_read(),
             reply_timeout: settings.reply_timeout,
-            collect: if model.has_sync_read() {
+            collect: if first.has_sync_read() {
                 COLLECT.min(quarter)
             } else {
                 quarter
@@ -90,7 +107,7 @@ impl FeetechSession {
             awaiting: vec![false; n],
             next_read: 0,
             running: false,
-        }
+        })
     }
 
     /// Replies are at most a two-byte read (LEN 4) or a model number read:
@@ -118,7 +135,7 @@ impl FeetechSession {
     /// The next decoded status packet of one of our servos, with its index;
     /// corrupt packets are counted and skipped, packets of other ids
     /// (another device on the bus) ignored.
-    fn next_status(&mut self, now: Instant) -> Option<(usize, Status)> {
+    fn next_status(&mut self, now: Instant) -> Option<(usize, StatusPacket)> {
         while let Some(r) = self.reader.next_status() {
             let Ok(s) = r else {
                 self.bad += 1;
@@ -142,7 +159,7 @@ impl FeetechSession {
         k: usize,
         packet: Result<Vec<u8>, feetech::EncodeError>,
         what: &str,
-    ) -> Result<Status, SessionError> {
+    ) -> Result<StatusPacket, SessionError> {
         let id = self.ids[k];
         Self::write(io, packet)?;
         let deadline = Instant::now() + self.reply_timeout;
@@ -179,7 +196,7 @@ impl FeetechSession {
         let d = s
             .data(2)
             .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
-        Ok(self.model.endian().read_word([d[0], d[1]]))
+        Ok(self.endian.read_word([d[0], d[1]]))
     }
 
     /// WRITE to servo `ids[k]`, waiting for its acknowledgement so that
@@ -197,15 +214,38 @@ impl FeetechSession {
         Ok(())
     }
 
+    /// READs the model number of servo `ids[k]` and refuses anything but
+    /// its joint's model: a different model may count positions
+    /// differently (another resolution, or big-endian like the SCS
+    /// series) and would be driven somewhere unintended.
+    fn check_model(&mut self, io: &mut dyn SerialPort, k: usize) -> Result<(), SessionError> {
+        let want = self.models[k];
+        let model = self.read_word(io, k, reg::MODEL_NUMBER, "model number")?;
+        if model == want.number() {
+            return Ok(());
+        }
+        // Read in our byte order; a servo of the other family shows with
+        // its bytes swapped.
+        let found = ServoModel::from_number(model)
+            .or_else(|| {
+                ServoModel::from_number(model.swap_bytes()).filter(|m| m.endian() != self.endian)
+            })
+            .map_or_else(|| format!("model {model}"), |m| m.to_string());
+        Err(SessionError::Device(format!(
+            "servo id {} is {found}, not the calibration's {want}; \
+             refusing to drive it in {} position units (set `model:` \
+             in the calibration if the servos really are that model)",
+            self.ids[k],
+            want.name()
+        )))
+    }
+
     /// Takes every complete reply received so far; true when any present
     /// position came in.
     fn take_replies(&mut self, now: Instant) -> bool {
         let mut got = false;
         while let Some((k, s)) = self.next_status(now) {
-            if let Some(p) = s
-                .word(0, self.model.endian())
-                .filter(|_| s.params.len() == 2)
-            {
+            if let Some(p) = s.word(0, self.endian).filter(|_| s.params.len() == 2) {
                 self.present[k] = i32::from(p);
                 self.awaiting[k] = false;
                 got = true;
@@ -219,10 +259,8 @@ impl Session for FeetechSession {
     /// Finds every servo and makes switching the torque on harmless:
     /// 1. PING each id: a missing servo fails the connection with its id
     ///    named, before anything is written, so nothing moves;
-    /// 2. READ the model number: anything but the calibration's model is
-    ///    refused, because a different model may count positions
-    ///    differently (another resolution, or big-endian like the SCS
-    ///    series) and would be driven somewhere unintended;
+    /// 2. READ the model number: anything but the joint's model in the
+    ///    calibration is refused (see `check_model`);
     /// 3. READ the present positions;
     /// 4. WRITE goal = present, then torque enable = 1, each acknowledged:
     ///    the servo already holds the goal when it starts to drive, so it
@@ -243,35 +281,14 @@ impl Session for FeetechSession {
             self.request(io, k, feetech::ping(self.ids[k]), "PING")?;
         }
         for k in 0..n {
-            let model = self.read_word(io, k, reg::MODEL_NUMBER, "model number")?;
-            if model != self.model.number() {
-                // Read in our byte order; a servo of the other family
-                // shows with its bytes swapped.
-                let found = ServoModel::from_number(model)
-                    .or_else(|| {
-                        ServoModel::from_number(model.swap_bytes())
-                            .filter(|m| m.endian() != self.model.endian())
-                    })
-                    .map_or_else(|| format!("model {model}"), |m| m.to_string());
-                return Err(SessionError::Device(format!(
-                    "servo id {} is {found}, not the calibration's {}; \
-                     refusing to drive it in {} position units (set `model:` \
-                     in the calibration if the servos really are that model)",
-                    self.ids[k],
-                    self.model,
-                    self.model.name()
-                )));
-            }
+            self.check_model(io, k)?;
         }
         for k in 0..n {
             let p = self.read_word(io, k, reg::PRESENT_POSITION, "present position")?;
             self.present[k] = i32::from(p);
         }
         for k in 0..n {
-            let goal = self
-                .model
-                .endian()
-                .word(self.present[k].clamp(0, 0xFFFF) as u16);
+            let goal = self.endian.word(self.present[k].clamp(0, 0xFFFF) as u16);
             self.write_acked(io, k, reg::GOAL_POSITION, &goal, "goal = present position")?;
             self.write_acked(io, k, reg::TORQUE_ENABLE, &[1], "torque enable")?;
         }
@@ -300,15 +317,12 @@ impl Session for FeetechSession {
                 .zip(c)
                 .map(|(&id, &t)| (id, t.clamp(0, 0xFFFF) as u16))
                 .collect();
-            Self::write(
-                io,
-                feetech::sync_write_goal_positions(&goals, self.model.endian()),
-            )?;
+            Self::write(io, feetech::sync_write_goal_positions(&goals, self.endian))?;
             out.frames_sent += 1;
         }
         // A servo that did not answer last tick is asked again, not waited for.
         self.awaiting.fill(false);
-        let sync = self.model.has_sync_read();
+        let sync = self.sync_read;
         if sync {
             Self::write(io, feetech::sync_read(reg::PRESENT_POSITION, 2, &self.ids))?;
             self.awaiting.fill(true);
@@ -341,7 +355,7 @@ impl Session for FeetechSession {
     }
 
     /// The oldest of the servos' last replies: one servo gone quiet makes
-    /// the link [`Silent`](super::link::LinkState::Silent), and
+    /// the link [`Silent`](crate::servo::link::LinkState::Silent), and
     /// [`report`](Session::report) names it.
     fn last_reply(&self) -> Option<Instant> {
         self.seen.iter().copied().min().flatten()

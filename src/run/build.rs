@@ -1,0 +1,326 @@
+//! A node core from the node's parameters: the solver and motion settings
+//! the parameters give, on the servo output they choose.
+
+use crate::model::Chain;
+use crate::node::{NodeCore, NodeError, NodeParams};
+use crate::servo::calibration::{Calibration, CalibrationWarning};
+use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
+use std::fmt;
+use thiserror::Error;
+
+/// Why the parameters do not make a node.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// An output parameter (`sim`, `servo_config`, `port`, `protocol`) is
+    /// wrong or does not fit the others.
+    #[error("invalid node setting {name}: {why}")]
+    Output { name: &'static str, why: String },
+    #[error(transparent)]
+    Node(#[from] NodeError),
+}
+
+fn bad(name: &'static str, why: impl Into<String>) -> RunError {
+    RunError::Output {
+        name,
+        why: why.into(),
+    }
+}
+
+/// Something that works but that the user should hear about; the
+/// front-end shows it (the CLI on stderr, `ik_node` in its log).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// `sim` is true, so `servo_config` is not used.
+    ServoConfigIgnored { path: String },
+    /// `protocol` gives an old name of the protocol.
+    ProtocolAlias { written: String, name: &'static str },
+    /// From the servo file.
+    Calibration(CalibrationWarning),
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::ServoConfigIgnored { path } => write!(
+                f,
+                "servo_config '{path}' is ignored because sim is true (virtual servos)"
+            ),
+            Warning::ProtocolAlias { written, name } => write!(
+                f,
+                "protocol '{written}' is deprecated; use '{name}', the same protocol under its one name"
+            ),
+            Warning::Calibration(w) => w.fmt(f),
+        }
+    }
+}
+
+/// The servo output with the warnings met on the way.
+pub struct BuiltOutput {
+    pub output: Output,
+    pub warnings: Vec<Warning>,
+}
+
+/// The node core with the warnings met on the way.
+pub struct BuiltNode {
+    pub core: NodeCore<Output>,
+    pub warnings: Vec<Warning>,
+}
+
+/// `""` as "not given".
+fn non_empty(s: &str) -> Option<&str> {
+    let s = s.trim();
+    (!s.is_empty()).then_some(s)
+}
+
+/// Checks the output parameters before anything is loaded, so a node
+/// asked for hardware fails at once with the reason rather than silently
+/// driving virtual servos.
+pub fn check_output(p: &NodeParams) -> Result<Vec<Warning>, RunError> {
+    if p.sim {
+        return Ok(non_empty(&p.servo_config)
+            .map(|path| Warning::ServoConfigIgnored {
+                path: path.to_string(),
+            })
+            .into_iter()
+            .collect());
+    }
+    if non_empty(&p.servo_config).is_none() {
+        return Err(bad(
+            "sim",
+            "false needs servo_config, the servo calibration file \
+             (e.g. share/arm_ik/config/servos_pwm.yaml); run with sim:=true for virtual servos",
+        ));
+    }
+    if non_empty(&p.port).is_none() {
+        return Err(bad(
+            "port",
+            "is empty; sim:=false needs the serial port of the servos",
+        ));
+    }
+    let (_, alias) = protocol(p)?;
+    Ok(alias.into_iter().collect())
+}
+
+/// The protocol the `protocol` parameter names, and a warning when it
+/// does so by an old name.
+fn protocol(p: &NodeParams) -> Result<(&'static Protocol, Option<Warning>), RunError> {
+    let written = p.protocol.trim();
+    let protocol = registry::find(written).ok_or_else(|| {
+        bad(
+            "protocol",
+            format!("'{written}' is not one of {}", registry::names().join(", ")),
+        )
+    })?;
+    let alias = (protocol.name != written).then(|| Warning::ProtocolAlias {
+        written: written.to_string(),
+        name: protocol.name,
+    });
+    Ok((protocol, alias))
+}
+
+/// The servo output: virtual servos resting at `start` when `sim`, else
+/// the hardware that `servo_config` describes on `port`. The calibration
+/// is checked against `chain` here, before anything moves; the port
+/// itself is opened in the background (an adapter plugged in later is
+/// picked up, and the link state says so meanwhile).
+pub fn output(p: &NodeParams, chain: &Chain, start: Vec<f64>) -> Result<BuiltOutput, RunError> {
+    let mut warnings = check_output(p)?;
+    if p.sim {
+        return Ok(BuiltOutput {
+            output: Output::Virtual(VirtualServo::new(start)),
+            warnings,
+        });
+    }
+    let path = p.servo_config.trim();
+    let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
+    let (protocol, _) = protocol(p)?;
+    if cal.protocol != protocol {
+        return Err(bad(
+            "protocol",
+            format!(
+                "'{}' does not match servo_config '{path}', which describes {} servos",
+                p.protocol.trim(),
+                cal.protocol.name
+            ),
+        ));
+    }
+    warnings.extend(cal.warnings.iter().cloned().map(Warning::Calibration));
+    let port = p.port.trim();
+    let servo = SerialServo::open(port, cal)
+        .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
+    Ok(BuiltOutput {
+        output: Output::Serial(Box::new(servo)),
+        warnings,
+    })
+}
+
+/// The node core the parameters describe, on its output.
+pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
+    let settings = p.settings().map_err(NodeError::from)?;
+    let (solver, common) = settings.solver_config(chain).map_err(NodeError::from)?;
+    let mut config = settings.node_config(chain).map_err(NodeError::from)?;
+    let start = config
+        .initial
+        .clone()
+        .unwrap_or_else(|| chain.mid_configuration());
+    let BuiltOutput { output, warnings } = output(p, chain, start)?;
+    // Hobby servos with a park pose: the node starts where the arm is, so
+    // its joint states and its first moves begin there too.
+    if config.initial.is_none() {
+        config.initial = output.park_pose();
+    }
+    let core = NodeCore::new(chain, solver, common, config, output)?;
+    Ok(BuiltNode { core, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> &'static str {
+        env!("CARGO_MANIFEST_DIR")
+    }
+
+    fn arm() -> Chain {
+        Chain::from_urdf_file(format!("{}/urdf/arm.urdf", root()), None, None).unwrap()
+    }
+
+    fn hardware(servo_config: &str) -> NodeParams {
+        NodeParams {
+            sim: false,
+            servo_config: format!("{}/{servo_config}", root()),
+            port: "/nonexistent/arm_ik-test-port".into(),
+            ..NodeParams::default()
+        }
+    }
+
+    #[test]
+    fn defaults_are_virtual_servos_without_warnings() {
+        let p = NodeParams::default();
+        assert_eq!(check_output(&p).unwrap(), []);
+        let built = build_node(&p, &arm()).unwrap();
+        assert!(built.warnings.is_empty());
+        assert!(matches!(built.core.servo(), Output::Virtual(_)));
+    }
+
+    #[test]
+    fn hardware_output_settings_are_checked_before_anything_moves() {
+        let chain = arm();
+        let err = |p: NodeParams| match output(&p, &chain, chain.mid_configuration()) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted {p:?}"),
+        };
+        let hw = hardware("config/servos_pwm.yaml");
+        let e = err(NodeParams {
+            servo_config: String::new(),
+            ..hw.clone()
+        });
+        assert!(e.contains("sim") && e.contains("servo_config"), "{e}");
+        let e = err(NodeParams {
+            protocol: "feetech".into(),
+            ..hw.clone()
+        });
+        assert!(
+            e.contains("does not match") && e.contains("pwm_bridge"),
+            "{e}"
+        );
+        let e = err(NodeParams {
+            protocol: "feetch".into(),
+            ..hw.clone()
+        });
+        assert!(
+            e.contains("'feetch'") && e.contains(&registry::names().join(", ")),
+            "{e}"
+        );
+        let e = err(hardware("config/arm.yaml"));
+        assert!(e.contains("servo_config") && e.contains("arm.yaml"), "{e}");
+        let e = err(NodeParams {
+            port: " ".into(),
+            ..hw.clone()
+        });
+        assert!(e.contains("port"), "{e}");
+        // A port that is not there (yet) is not an error at start: the link
+        // keeps trying and says so.
+        let built = output(&hw, &chain, vec![0.0; 5]).unwrap();
+        assert!(built.warnings.is_empty());
+        let Output::Serial(s) = built.output else {
+            panic!("sim false gave virtual servos");
+        };
+        assert_eq!(s.close().connects, 0);
+        let p = NodeParams {
+            servo_config: "servos.yaml".into(),
+            ..NodeParams::default()
+        };
+        let ignored = Warning::ServoConfigIgnored {
+            path: "servos.yaml".into(),
+        };
+        assert_eq!(check_output(&p).unwrap(), std::slice::from_ref(&ignored));
+        assert!(ignored.to_string().contains("ignored"));
+        let built = output(&p, &chain, vec![0.0; 5]).unwrap();
+        assert!(matches!(built.output, Output::Virtual(_)));
+        assert_eq!(built.warnings, [ignored]);
+    }
+
+    #[test]
+    fn old_names_work_with_a_warning_naming_the_new_one() {
+        let chain = arm();
+        // The ROS parameter by the servo file's old spelling.
+        let p = NodeParams {
+            protocol: "pwm".into(),
+            ..hardware("config/servos_pwm.yaml")
+        };
+        let alias = Warning::ProtocolAlias {
+            written: "pwm".into(),
+            name: "pwm_bridge",
+        };
+        assert_eq!(check_output(&p).unwrap(), std::slice::from_ref(&alias));
+        assert!(alias.to_string().contains("'pwm_bridge'"), "{alias}");
+        // A servo file with `kind: pwm`: its warning reaches the caller.
+        let dir = std::env::temp_dir().join(format!("arm_ik-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = dir.join("servos_old.yaml");
+        let text = std::fs::read_to_string(format!("{}/config/servos_pwm.yaml", root())).unwrap();
+        std::fs::write(&old, text.replace("kind: pwm_bridge", "kind: pwm")).unwrap();
+        let p = NodeParams {
+            servo_config: old.display().to_string(),
+            ..hardware("")
+        };
+        let built = build_node(&p, &chain).unwrap();
+        let text = built
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>();
+        assert_eq!(text.len(), 1, "{text:?}");
+        assert!(
+            text[0].contains("servos_old.yaml") && text[0].contains("kind: pwm_bridge"),
+            "{text:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn with_parked_hobby_servos_the_node_starts_at_the_park_pose() {
+        let chain = arm();
+        let params = hardware("tests/data/servos_pwm_parked.yaml");
+        let mut node = build_node(&params, &chain).unwrap().core;
+        assert_eq!(node.tick(0.0).position, [0.0, 0.1, -0.1, 0.0, 0.2]);
+        // Without a park pose: mid-range, as before.
+        let mut node = build_node(&hardware("config/servos_pwm.yaml"), &chain)
+            .unwrap()
+            .core;
+        assert_eq!(node.tick(0.0).position, chain.mid_configuration());
+    }
+
+    #[test]
+    fn settings_are_checked_against_the_chain_before_the_output_starts() {
+        let p = NodeParams {
+            clamp: "nope=0:1".into(),
+            ..hardware("config/servos_pwm.yaml")
+        };
+        let e = build_node(&p, &arm()).err().unwrap().to_string();
+        assert!(e.contains("clamp") && e.contains("nope"), "{e}");
+    }
+}

@@ -1,0 +1,154 @@
+//! The serial link to servo hardware: one thread per port that owns all
+//! the I/O, so the solver, the node's timer and the ROS executor never wait
+//! on a serial port.
+//!
+//! The caller only swaps the latest commands into a slot ([`Link::send`])
+//! and reads a snapshot of the state ([`Link::status`]); both take a mutex
+//! the thread holds only for copies, never across I/O. The thread, at the
+//! configured rate:
+//! - opens the port and lets the protocol's [`Session`] set the hardware up
+//!   (on failure: back-off doubling from 100 ms to 2 s, state
+//!   [`LinkState::Disconnected`], and again);
+//! - moves its output toward the latest commands no faster than each
+//!   joint's speed limit, and, right after connecting to servos that report
+//!   where they are (or, the first time, from the park pose the calibration
+//!   gives for servos that cannot), no faster than the start-up speed
+//!   (never a jump);
+//! - sends one frame per period and reads the replies; no reply for the
+//!   reply timeout is [`LinkState::Silent`], an I/O error (adapter
+//!   unplugged) closes the port and reconnects, resuming from the pose the
+//!   output had reached.
+//!
+//! Commands are in servo units (µs or ticks), already clamped by the
+//! calibration's [`JointMap`]s; the ramp only interpolates between in-range values and
+//! clamps again, so the thread cannot produce anything the calibration
+//! would not.
+//!
+//! Nothing here knows a protocol: each brings its [`Session`] and its
+//! [`LinkDefaults`].
+
+mod ramp;
+mod session;
+mod settings;
+mod status;
+mod worker;
+
+pub use session::{Session, SessionError, StartPose, TickOutcome, read_available};
+pub use settings::{LinkDefaults, LinkFile, LinkSettingError, LinkSettings, WatchdogMode};
+pub use status::{Detail, DetailValue, LinkState, LinkStatus};
+
+use super::joint::JointMap;
+use ramp::Ramp;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Instant;
+use worker::Worker;
+
+struct Slot {
+    target: Option<Vec<i32>>,
+    /// When the caller last sent commands.
+    sent_at: Option<Instant>,
+    status: LinkStatus,
+    stop: bool,
+}
+
+struct Shared {
+    slot: Mutex<Slot>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Slot> {
+        // A panic in the other thread while copying cannot leave the slot
+        // half-written in a way that matters; keep going.
+        self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Handle to a running link thread. Dropping it closes the link.
+pub struct Link {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Link {
+    /// Starts the link thread on `port` for `session`, driving `joints`
+    /// (chain order, as checked by the calibration). Returns at once; the
+    /// connection is made (and remade) in the background.
+    pub fn start(
+        port: &str,
+        joints: &[JointMap],
+        settings: LinkSettings,
+        session: Box<dyn Session>,
+    ) -> std::io::Result<Link> {
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Slot {
+                target: None,
+                sent_at: None,
+                status: LinkStatus {
+                    port: port.to_string(),
+                    ..LinkStatus::default()
+                },
+                stop: false,
+            }),
+            wake: Condvar::new(),
+        });
+        let ramp = Ramp::new(joints, settings.startup_speed);
+        let worker = Worker {
+            shared: shared.clone(),
+            path: port.to_string(),
+            settings,
+            session,
+            ramp,
+        };
+        let thread = std::thread::Builder::new()
+            .name(format!("servo-link {port}"))
+            .spawn(move || worker.run())?;
+        Ok(Link {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Replaces the commands to stream (servo units, chain order). Never
+    /// waits on I/O.
+    pub fn send(&self, commands: &[i32]) {
+        let mut s = self.shared.lock();
+        s.sent_at = Some(Instant::now());
+        match &mut s.target {
+            Some(t) if t.len() == commands.len() => t.copy_from_slice(commands),
+            t => *t = Some(commands.to_vec()),
+        }
+    }
+
+    /// A copy of the link's state.
+    pub fn status(&self) -> LinkStatus {
+        self.shared.lock().status.clone()
+    }
+
+    /// Present positions, when the servos report them.
+    pub fn present(&self) -> Option<Vec<i32>> {
+        self.shared.lock().status.present.clone()
+    }
+
+    /// Stops the thread (letting the session close the hardware politely)
+    /// and returns the final state.
+    pub fn close(mut self) -> LinkStatus {
+        self.stop();
+        self.status()
+    }
+
+    fn stop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,97 @@
+//! What a protocol provides the link thread: a [`Session`] that talks to
+//! its hardware on the port the link owns.
+
+use super::LinkStatus;
+use serialport::SerialPort;
+use std::time::Instant;
+use thiserror::Error;
+
+/// Why a session step failed; decides what the link does next.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The port failed (unplugged, closed): close it and reconnect.
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// The hardware did not answer in time.
+    #[error("{0}")]
+    NoReply(String),
+    /// The hardware answered, but not as it should (refused a setting,
+    /// restarted, reported an error): set it up again.
+    #[error("{0}")]
+    Device(String),
+}
+
+impl From<serialport::Error> for SessionError {
+    fn from(e: serialport::Error) -> SessionError {
+        SessionError::Io(e.into())
+    }
+}
+
+/// Reads whatever the port holds now, without waiting for more, and hands
+/// it to `sink`: the one read every protocol session makes each tick, so a
+/// quiet port never stalls the link thread.
+pub fn read_available(
+    io: &mut dyn SerialPort,
+    sink: impl FnOnce(&[u8]),
+) -> Result<(), SessionError> {
+    let n = io.bytes_to_read().map_err(SessionError::from)? as usize;
+    if n > 0 {
+        let mut buf = vec![0u8; n];
+        let got = io.read(&mut buf).map_err(SessionError::Io)?;
+        sink(&buf[..got]);
+    }
+    Ok(())
+}
+
+/// Where the servos are when a session has set the hardware up: the start
+/// of the link's slow start-up move.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartPose {
+    /// Read from the servos themselves (bus servos): also reported as
+    /// their present positions.
+    Measured(Vec<i32>),
+    /// What the hardware has been sending them (a firmware bridge left
+    /// pulsing by an earlier run, its watchdog holding): the servos have
+    /// gone there, but nothing measured it.
+    Commanded(Vec<i32>),
+    /// Nobody can tell (hobby servos without pulses: just powered, or
+    /// relaxed).
+    Unknown,
+}
+
+/// What one tick produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TickOutcome {
+    /// Command frames written.
+    pub frames_sent: u64,
+    /// Present positions read back (servo units, chain order), when the
+    /// protocol reads them this tick.
+    pub present: Option<Vec<i32>>,
+}
+
+/// One protocol's conversation with its hardware, run by the link thread
+/// on the port it owns. Each protocol module implements it and its
+/// [`Protocol::session`](crate::servo::protocol::Protocol::session) makes
+/// one; the link supplies the timing, ramp, back-off and state.
+pub trait Session: Send {
+    /// Sets the hardware up after the port opened; returns where the servos
+    /// are (servo units, chain order), as far as the hardware can tell.
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError>;
+    /// One period: sends `commands` (none yet: only keep the link alive)
+    /// and reads replies without waiting for them.
+    fn tick(
+        &mut self,
+        io: &mut dyn SerialPort,
+        commands: Option<&[i32]>,
+        now: Instant,
+    ) -> Result<TickOutcome, SessionError>;
+    /// When the hardware last answered.
+    fn last_reply(&self) -> Option<Instant>;
+    /// Copies what the protocol knows into the status: problems of
+    /// single servos ([`LinkStatus::servo_errors`]), garbage and lost
+    /// frames, and its own counters as named [`details`](LinkStatus::details).
+    fn report(&self, status: &mut LinkStatus);
+    /// Called on [`Link::close`](super::Link::close) while the port is still open.
+    fn close(&mut self, _io: &mut dyn SerialPort) {}
+}

@@ -1,0 +1,99 @@
+//! Where the commanded joints go: the servo output interface, the virtual
+//! servos used when no hardware is configured, the servos on a serial
+//! port, and the one-of-them output a node is built with.
+
+mod serial;
+mod virtual_servo;
+
+pub use serial::{OpenError, SerialServo};
+pub use virtual_servo::VirtualServo;
+
+/// A set of position servos, one per joint in chain order.
+///
+/// Deliberately small so that every driver fits behind it: the node sends
+/// a position per tick and may read positions back. `command` returns
+/// nothing because the control loop must keep running through a dropped
+/// packet; a driver reports trouble through [`link`].
+///
+/// [`link`]: ServoOutput::link
+pub trait ServoOutput {
+    /// Sends the joint positions for time `t` (s, node clock).
+    fn command(&mut self, positions: &[f64], t: f64);
+    /// The measured positions, when the servos report them.
+    fn feedback(&self) -> Option<Vec<f64>>;
+    /// A short description of the link for the status ("virtual",
+    /// "connected", "timeout on id 3", ...).
+    fn link(&self) -> &str {
+        "unknown"
+    }
+    /// True when [`feedback`](ServoOutput::feedback) is measured by the
+    /// hardware (bus servos): the node then starts from it once it is
+    /// known and publishes it as the joint state, so RViz shows where the
+    /// arm is, not where it was told to be.
+    fn measured(&self) -> bool {
+        false
+    }
+    /// False while the hardware is unreachable or silent: the node's
+    /// health is an error then, with [`link`](ServoOutput::link) as the
+    /// reason.
+    fn link_ok(&self) -> bool {
+        true
+    }
+}
+
+/// One of the outputs a node can drive: virtual servos (simulation) or
+/// servo hardware on a serial port. An enum rather than a trait object:
+/// the node core stays generic over plain types and the tick loop has no
+/// dynamic dispatch.
+pub enum Output {
+    Virtual(VirtualServo),
+    Serial(Box<SerialServo>),
+}
+
+impl Output {
+    /// Where the arm rests when it is switched on, when the servos cannot
+    /// report it but their calibration says (a park pose).
+    pub fn park_pose(&self) -> Option<Vec<f64>> {
+        match self {
+            Output::Virtual(_) => None,
+            Output::Serial(s) => s.calibration().park_pose(),
+        }
+    }
+}
+
+impl ServoOutput for Output {
+    fn command(&mut self, positions: &[f64], t: f64) {
+        match self {
+            Output::Virtual(s) => s.command(positions, t),
+            Output::Serial(s) => s.command(positions, t),
+        }
+    }
+
+    fn feedback(&self) -> Option<Vec<f64>> {
+        match self {
+            Output::Virtual(s) => s.feedback(),
+            Output::Serial(s) => s.feedback(),
+        }
+    }
+
+    fn link(&self) -> &str {
+        match self {
+            Output::Virtual(s) => s.link(),
+            Output::Serial(s) => s.link(),
+        }
+    }
+
+    fn measured(&self) -> bool {
+        match self {
+            Output::Virtual(s) => s.measured(),
+            Output::Serial(s) => s.measured(),
+        }
+    }
+
+    fn link_ok(&self) -> bool {
+        match self {
+            Output::Virtual(s) => s.link_ok(),
+            Output::Serial(s) => s.link_ok(),
+        }
+    }
+}
