@@ -50,9 +50,31 @@ enum Command {
     Ports(ports::Args),
 }
 
-/// Exit code for "ran, but the answer is not good enough" (a target not
-/// reached, a benchmark below its goal): distinct from 1, an error.
+/// Exit code for an error: input that cannot be read or is invalid, a
+/// device that cannot be reached, an output that may not be written.
+pub const EXIT_ERROR: u8 = 1;
+
+/// Exit code for "ran, but the answer is not good enough" (a target only
+/// reached best effort, a replay check or a latency limit failed):
+/// distinct from 1, an error.
 pub const EXIT_NOT_REACHED: u8 = 2;
+
+/// Exit code for a command line that could not be understood (an unknown
+/// flag, a missing argument, a value that does not parse): nothing ran.
+/// clap's own code for this is 2, which a CI script would read as a
+/// failed check; 64 is `EX_USAGE` of BSD's `sysexits.h`.
+pub const EXIT_USAGE: u8 = 64;
+
+/// Prints clap's message and exits with [`EXIT_USAGE`]; `--help` and
+/// `--version` (also "errors" to clap) print on stdout and exit 0.
+pub fn usage_error(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
