@@ -660,3 +660,22 @@ fn readme_exit_code_table_covers_every_code_and_subcommand() {
         assert!(row("2").contains(&format!("`{c}`")), "{c}");
     }
 }
+
+/// The README's xacro hint is the command the error prints.
+#[test]
+fn xacro_input_prints_the_readme_expand_command() {
+    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+    assert!(readme.contains("$ ros2 run xacro xacro robot.urdf.xacro > robot.urdf"));
+    let dir = temp_dir("xacro");
+    let file = dir.join("robot.urdf.xacro");
+    std::fs::copy("urdf/arm.urdf", &file).unwrap();
+    let out = arm_ik(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let f = file.display();
+    let e = stderr(&out);
+    assert!(
+        e.contains(&format!("ros2 run xacro xacro {f} > robot.urdf"))
+            && e.contains(&format!("`xacro {f} > robot.urdf`")),
+        "{e}"
+    );
+}
