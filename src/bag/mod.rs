@@ -9,6 +9,7 @@
 //! cut).
 
 pub mod cdr;
+mod compression;
 pub mod mcap;
 pub mod messages;
 pub mod metadata;
@@ -99,23 +100,25 @@ impl Storage {
         }
     }
 
-    /// From a file's first bytes (magic), falling back to its extension.
-    fn sniff(path: &Path) -> Result<Storage, BagError> {
-        use std::io::Read;
-        let mut magic = [0u8; 16];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| f.read(&mut magic))
-            .map_err(|e| BagError::io(path, e))?;
-        if magic[..n].starts_with(b"\x89MCAP") {
-            Ok(Storage::Mcap)
-        } else if magic[..n].starts_with(b"SQLite format 3\0") {
-            Ok(Storage::Sqlite3)
+    /// From a file's first bytes (magic), looking inside a zstd-compressed
+    /// file (file-mode compression, which the `bool` says).
+    fn sniff(path: &Path) -> Result<(Storage, bool), BagError> {
+        let (magic, zstd) = compression::peek(path)?;
+        if magic.starts_with(b"\x89MCAP") {
+            Ok((Storage::Mcap, zstd))
+        } else if magic.starts_with(b"SQLite format 3\0") {
+            Ok((Storage::Sqlite3, zstd))
         } else {
             Err(BagError::NotABag {
                 path: path.to_path_buf(),
                 why: format!(
-                    "neither MCAP nor SQLite magic bytes at the start ({} bytes read)",
-                    n
+                    "neither MCAP nor SQLite magic bytes at the start{} ({} bytes read)",
+                    if zstd {
+                        " of the zstd-compressed data"
+                    } else {
+                        ""
+                    },
+                    magic.len()
                 ),
             })
         }
@@ -136,6 +139,8 @@ pub struct BagReader {
     path: PathBuf,
     files: VecDeque<PathBuf>,
     current: Option<Inner>,
+    /// The storage file being read, for errors.
+    current_file: PathBuf,
     info: Option<BagInfo>,
     /// Topics seen so far in the stream: name -> type.
     seen: BTreeMap<String, String>,
@@ -155,17 +160,7 @@ impl BagReader {
             let yaml = path.join("metadata.yaml");
             if yaml.is_file() {
                 let info = read_metadata(&yaml)?;
-                if !info.compression_mode.is_empty()
-                    && !info.compression_mode.eq_ignore_ascii_case("none")
-                {
-                    return Err(BagError::Unsupported {
-                        path: yaml,
-                        why: format!(
-                            "compression_mode {} ({}): run `ros2 bag decompress` first",
-                            info.compression_mode, info.compression_format
-                        ),
-                    });
-                }
+                compression::check_metadata(&info, &yaml)?;
                 let files: Vec<PathBuf> = info
                     .relative_file_paths
                     .iter()
@@ -187,15 +182,15 @@ impl BagReader {
                 let mut files: Vec<PathBuf> = std::fs::read_dir(path)
                     .map_err(|e| BagError::io(path, e))?
                     .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| {
-                        matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
-                    })
+                    .filter(|p| is_storage_file(p))
                     .collect();
                 files.sort();
                 if files.is_empty() {
                     return Err(BagError::NotABag {
                         path: path.to_path_buf(),
-                        why: "a folder without metadata.yaml or any .mcap or .db3 file".into(),
+                        why: "a folder without metadata.yaml or any .mcap or .db3 file \
+                              (or .mcap.zstd, .db3.zstd)"
+                            .into(),
                     });
                 }
                 (files, None)
@@ -211,6 +206,7 @@ impl BagReader {
             path: path.to_path_buf(),
             files: files.into(),
             current: None,
+            current_file: PathBuf::new(),
             info,
             seen: BTreeMap::new(),
             total_bytes: total,
@@ -230,9 +226,14 @@ impl BagReader {
         };
         self.file_bytes = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
         self.current = Some(match Storage::sniff(&f)? {
-            Storage::Mcap => Inner::Mcap(mcap::McapReader::open(&f)?),
-            Storage::Sqlite3 => Inner::Sqlite(sqlite::SqliteReader::open(&f)?),
+            (Storage::Mcap, zstd) => Inner::Mcap(mcap::McapReader::open(&f, zstd)?),
+            (Storage::Sqlite3, false) => Inner::Sqlite(sqlite::SqliteReader::open(&f)?),
+            (Storage::Sqlite3, true) => {
+                let copy = compression::decompress_to_temp(&f)?;
+                Inner::Sqlite(sqlite::SqliteReader::open_copy(copy, &f)?)
+            }
         });
+        self.current_file = f;
         Ok(true)
     }
 
@@ -300,6 +301,7 @@ impl Iterator for BagReader {
                 Inner::Mcap(m) => m.next(),
                 Inner::Sqlite(s) => s.next(),
             };
+            let item = item.map(|r| r.and_then(|m| self.decompressed(m)));
             match item {
                 Some(Ok(m)) => {
                     if !self.seen.contains_key(&*m.topic) {
@@ -323,6 +325,27 @@ impl Iterator for BagReader {
             }
         }
     }
+}
+
+impl BagReader {
+    /// The message with its data decompressed when it was stored
+    /// compressed (message mode).
+    fn decompressed(&self, mut m: BagMessage) -> Result<BagMessage, BagError> {
+        m.data = compression::message_data(std::mem::take(&mut m.data)).map_err(|e| {
+            BagError::Corrupt {
+                path: self.current_file.clone(),
+                why: format!("message on {} at {} ns: zstd: {e}", m.topic, m.log_time_ns),
+            }
+        })?;
+        Ok(m)
+    }
+}
+
+/// A storage file by its name: `.mcap`, `.db3`, or either with `.zstd`.
+fn is_storage_file(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name.strip_suffix(".zstd").unwrap_or(name);
+    name.ends_with(".mcap") || name.ends_with(".db3")
 }
 
 fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
