@@ -39,7 +39,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Endian::Little
     };
     let mut w = BagWriter::create(&a.output, a.storage)?;
-    let topic = w.add_topic(&s.topic, s.target_type().name())?;
+    let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;
     for (t, target) in s.samples() {
         w.write(topic, t, &target.encode(endian))?;
@@ -49,7 +49,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     println!(
         "arm_ik make-bag: {} messages on {} ({}) at {} Hz to {} ({})",
         n,
-        s.topic,
+        s.topic(),
         s.target_type().name(),
         s.rate_hz,
         a.output.display(),

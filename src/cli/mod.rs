@@ -40,7 +40,7 @@ enum Command {
     Latency(latency::Args),
     /// Replay a rosbag2 bag's targets (MCAP or sqlite3) through the node
     /// core and check every target and tick; exit 0 only if all checks pass.
-    Replay(replay::Args),
+    Replay(Box<replay::Args>),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
     /// Send one joint-space pose to the servos (firmware bridge or Feetech
@@ -83,7 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => sim::run(a),
         Command::Latency(a) => latency::run(a),
-        Command::Replay(a) => replay::run(a),
+        Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Ports(a) => ports::run(a),

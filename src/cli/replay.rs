@@ -7,6 +7,7 @@ use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
 use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
+use arm_ik::replay::topics::{TargetTopics, list};
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -29,9 +30,13 @@ pub struct Args {
     config: Option<PathBuf>,
     #[command(flatten)]
     robot: RobotArgs,
-    /// The target topic (geometry_msgs/msg/PoseStamped or PointStamped).
-    #[arg(long, default_value = "/target_pose")]
-    topic: String,
+    /// Topic of the PoseStamped targets, as ik_node's target_pose remapped.
+    #[arg(long, value_name = "TOPIC", default_value = "/target_pose")]
+    pose_topic: String,
+    /// Topic of the PointStamped (position-only) targets, as ik_node's
+    /// target_point remapped.
+    #[arg(long, value_name = "TOPIC", default_value = "/target_point")]
+    point_topic: String,
     #[command(flatten)]
     solver: SolverArgs,
     #[command(flatten)]
@@ -76,7 +81,7 @@ pub struct Args {
 
 /// Joint states to the output bag and the plot.
 struct Sink {
-    out: Option<(BagWriter, TopicId, TopicId)>,
+    out: Option<(BagWriter, TopicId)>,
     plot: Option<PlotRecorder>,
     error: Option<arm_ik::bag::BagError>,
 }
@@ -86,7 +91,7 @@ impl TickSink for Sink {
         if let Some(p) = &mut self.plot {
             p.record(js.stamp, js, tracking_error);
         }
-        if let (Some((w, joints, _)), None) = (&mut self.out, &self.error) {
+        if let (Some((w, joints)), None) = (&mut self.out, &self.error) {
             let msg = JointStateMsg {
                 header: Header {
                     stamp_ns: log_time_ns as i64,
@@ -125,32 +130,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.max_position_error
         );
     }
+    let topics = TargetTopics::new(&a.pose_topic, &a.point_topic)
+        .map_err(|e| anyhow::anyhow!("--pose-topic, --point-topic: {e}"))?;
     let mut bag = BagReader::open(&a.bag)?;
-    if let Some(topics) = bag.declared_topics() {
-        match topics.iter().find(|t| t.name == a.topic) {
-            None => anyhow::bail!(
-                "{}: no topic {} in the bag; its topics: {}",
-                a.bag.display(),
-                a.topic,
-                list(
-                    topics
-                        .iter()
-                        .map(|t| (t.name.as_str(), t.type_name.as_str()))
-                )
-            ),
-            Some(t) if TargetType::from_name(&t.type_name).is_none() => anyhow::bail!(
-                "{}: topic {} has type {}; replay needs {} or {}",
-                a.bag.display(),
-                a.topic,
-                t.type_name,
-                TargetType::Pose.name(),
-                TargetType::Point.name()
-            ),
-            Some(_) => {}
-        }
+    if let Some(declared) = bag.declared_topics() {
+        topics
+            .check_declared(&declared)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.bag.display()))?;
     }
     let opts = ReplayOptions {
-        topic: a.topic.clone(),
+        topics,
         position_only: a.position_only,
         settle_s: a.settle,
         max_listed: 1000,
@@ -168,7 +157,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         plot: a.plot.as_ref().map(|_| PlotRecorder::new(&names, 4000)),
         error: None,
     };
-    let mut target_topic: Option<TopicId> = None;
+    // Output topics of the pose and point targets, added when first seen.
+    let mut target_topics: [Option<TopicId>; 2] = [None, None];
     let progress = std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut last_progress = start;
@@ -190,25 +180,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 let j = w.add_topic("/joint_states", JOINT_STATE)?;
                 Ok((w, j))
             }) {
-                Ok((w, j)) => sink.out = Some((w, j, j)),
+                Ok(out) => sink.out = Some(out),
                 Err(e) => sink.error = Some(e),
             }
         }
         replay.feed(&msg, &mut sink);
-        if *msg.topic == *a.topic
-            && let Some((w, _, _)) = &mut sink.out
-            && TargetType::from_name(&msg.type_name).is_some()
+        if let Some(kind) = replay.options().topics.target_type(&msg.topic)
+            && TargetType::from_name(&msg.type_name) == Some(kind)
+            && let Some((w, _)) = &mut sink.out
         {
-            let id = match target_topic {
+            let slot = &mut target_topics[kind as usize];
+            let id = match *slot {
                 Some(id) => Ok(id),
-                None => w.add_topic(&a.topic, &msg.type_name),
+                None => w.add_topic(&msg.topic, kind.name()),
             };
-            match id.and_then(|id| {
-                target_topic = Some(id);
+            if let Err(e) = id.and_then(|id| {
+                *slot = Some(id);
                 w.write(id, msg.log_time_ns, &msg.data)
             }) {
-                Ok(()) => {}
-                Err(e) => sink.error = Some(e),
+                sink.error = Some(e);
             }
         }
         n += 1;
@@ -238,9 +228,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let report = replay.finish(&mut sink);
     if report.messages == 0 && report.bag_error.is_none() {
         anyhow::bail!(
-            "{}: no messages on topic {}; topics in the bag: {}",
+            "{}: no messages on {} or {}; topics in the bag: {}",
             a.bag.display(),
-            a.topic,
+            report.pose_topic,
+            report.point_topic,
             list(
                 bag.seen_topics()
                     .iter()
@@ -251,7 +242,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(e) = sink.error.take() {
         return Err(e.into());
     }
-    if let Some((w, _, _)) = sink.out.take() {
+    if let Some((w, _)) = sink.out.take() {
         w.finish()?;
     }
     if let (Some(p), Some(rec)) = (&a.plot, &sink.plot) {
@@ -287,20 +278,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn list<'a>(topics: impl Iterator<Item = (&'a str, &'a str)>) -> String {
-    let v: Vec<String> = topics.map(|(n, t)| format!("{n} ({t})")).collect();
-    if v.is_empty() {
-        "none".into()
-    } else {
-        v.join(", ")
-    }
-}
-
 fn summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     writeln!(
         out,
-        "arm_ik replay: {} on {}: {} targets, {:.1} s simulated in {:.3} s wall ({:.0} messages/s, {} solver)",
-        r.bag, r.topic, r.messages, r.simulated_s, r.wall_s, r.messages_per_s, r.solver
+        "arm_ik replay: {}: {} targets ({} on {}, {} on {}), {:.1} s simulated in {:.3} s wall ({:.0} messages/s, {} solver)",
+        r.bag,
+        r.messages,
+        r.pose_messages,
+        r.pose_topic,
+        r.point_messages,
+        r.point_topic,
+        r.simulated_s,
+        r.wall_s,
+        r.messages_per_s,
+        r.solver
     )?;
     writeln!(
         out,
