@@ -667,3 +667,209 @@ fn an_unreachable_target_fails_the_replay() {
     let (o, _) = replay_report(&bag, &["--position-only", "--max-unreachable", "1"]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// Every file under `path` with its bytes, to see that nothing changed.
+fn snapshot(path: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v = Vec::new();
+    if path.is_dir() {
+        for e in std::fs::read_dir(path).unwrap() {
+            v.extend(snapshot(&e.unwrap().path()));
+        }
+        v.sort();
+    } else {
+        v.push((path.to_path_buf(), std::fs::read(path).unwrap()));
+    }
+    v
+}
+
+/// `replay rec.mcap --output rec.mcap` truncated the recording while
+/// reading it. No output (bag, report, JUnit, plot) may be a file of the
+/// bag being read, by any path, nor go inside its folder, even with
+/// --overwrite; the bag stays byte for byte as it was.
+#[test]
+fn no_output_may_touch_the_bag_being_read() {
+    let dir = temp("outputs_vs_input");
+    let scenario = common::project_dir().join("tests/data/scenario.yaml");
+    let bag = dir.join("rec.mcap");
+    let folder = dir.join("rec");
+    for out in [&bag, &folder] {
+        let o = arm_ik(&[
+            "make-bag",
+            scenario.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--repeat",
+            "100",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    std::os::unix::fs::symlink(&bag, dir.join("link.mcap")).unwrap();
+    std::fs::hard_link(&bag, dir.join("hard.mcap")).unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let before = (snapshot(&bag), snapshot(&folder));
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let cases: Vec<(PathBuf, Vec<String>)> = vec![
+        (bag.clone(), vec!["--output".into(), p("rec.mcap")]),
+        (
+            bag.clone(),
+            vec!["--output".into(), p("link.mcap"), "--overwrite".into()],
+        ),
+        (
+            bag.clone(),
+            vec!["--output".into(), p("hard.mcap"), "--overwrite".into()],
+        ),
+        (bag.clone(), vec!["--report".into(), p("hard.mcap")]),
+        (bag.clone(), vec!["--junit".into(), p("sub/../rec.mcap")]),
+        (bag.clone(), vec!["--plot".into(), p("link.mcap")]),
+        (
+            folder.clone(),
+            vec!["--output".into(), p("rec"), "--overwrite".into()],
+        ),
+        (folder.clone(), vec!["--output".into(), p("rec/out.mcap")]),
+        (
+            folder.clone(),
+            vec!["--report".into(), p("rec/metadata.yaml")],
+        ),
+        (folder.clone(), vec!["--plot".into(), p("rec/rec_0.mcap")]),
+    ];
+    for (input, args) in &cases {
+        let mut all = vec!["replay", input.to_str().unwrap()];
+        all.extend(args.iter().map(String::as_str));
+        let o = arm_ik(&all);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("the bag being read"), "{args:?}: {e}");
+    }
+    assert!(
+        before == (snapshot(&bag), snapshot(&folder)),
+        "the input changed"
+    );
+    let names = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(names, 5, "no temporary files left beside the bags");
+}
+
+/// Like `ros2 bag record`, an existing output (bag folder or .mcap file) is
+/// refused unless --overwrite, in make-bag and replay alike; a replaced
+/// folder keeps none of the old bag's files, and a folder that is not a
+/// bag is never replaced. Reports are replaced without asking.
+#[test]
+fn an_existing_output_is_replaced_only_with_overwrite() {
+    let dir = temp("overwrite");
+    let scenario = common::project_dir().join("tests/data/scenario.yaml");
+    let make = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "make-bag",
+            scenario.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        arm_ik(&args)
+    };
+    let out = dir.join("out");
+    assert!(make(&out, &[]).status.success());
+    let first = snapshot(&out);
+    let o = make(&out, &["--storage", "sqlite3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("already exists; give --overwrite"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        first == snapshot(&out),
+        "a refused output changed the old one"
+    );
+    let o = make(&out, &["--storage", "sqlite3", "--overwrite"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let files: Vec<PathBuf> = snapshot(&out).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(files, [out.join("metadata.yaml"), out.join("out_0.db3")]);
+
+    let mine = dir.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "keep me").unwrap();
+    let o = make(&mine, &["--overwrite"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("not a bag"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+
+    let replayed = dir.join("replayed.mcap");
+    let report = dir.join("report.json");
+    let replay = |extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            out.to_str().unwrap(),
+            "--output",
+            replayed.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        arm_ik(&args)
+    };
+    assert!(replay(&[]).status.success());
+    let o = replay(&[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("replayed.mcap: already exists"),
+        "{}",
+        text(&o)
+    );
+    assert!(replay(&["--overwrite"]).status.success());
+    assert!(BagReader::open(&replayed).unwrap().count() > 401);
+}
+
+/// A make-bag killed while writing leaves the old bag as it was (and no
+/// half-written new one in its place): the new bag is written under a
+/// temporary name and renamed in only when complete.
+#[test]
+fn an_interrupted_make_bag_leaves_the_old_output() {
+    let dir = temp("interrupted");
+    let scenario = common::project_dir().join("tests/data/scenario.yaml");
+    let out = dir.join("out.mcap");
+    let o = arm_ik(&[
+        "make-bag",
+        scenario.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let old = std::fs::read(&out).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(["make-bag", scenario.to_str().unwrap(), "--output"])
+        .arg(&out)
+        .args(["--overwrite", "--repeat", "12000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once the new bag is being written.
+    let started = std::time::Instant::now();
+    let writing = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                e.file_name().to_string_lossy().contains(".tmp-")
+                    && e.metadata().unwrap().len() > 100_000
+            })
+    };
+    while !writing() {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the new bag never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "make-bag ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(std::fs::read(&out).unwrap() == old, "the old bag changed");
+    assert_eq!(BagReader::open(&out).unwrap().count(), 401);
+}

@@ -13,15 +13,18 @@ mod compression;
 pub mod mcap;
 pub mod messages;
 pub mod metadata;
+pub mod output;
 pub mod scenario;
 pub mod sqlite;
+mod writer;
 
-use metadata::{BagInfo, FileInfo, MetadataFile, Nanoseconds, SinceEpoch, TopicMetadata};
+use metadata::{BagInfo, MetadataFile};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
+pub use writer::{BagWriter, TopicId};
 
 /// What went wrong with a bag, always naming the file.
 #[derive(Debug, Error)]
@@ -41,6 +44,9 @@ pub enum BagError {
     Corrupt { path: PathBuf, why: String },
     #[error("{}: cannot write: {why}", path.display())]
     Write { path: PathBuf, why: String },
+    /// The output may not be written there (see [`output`]).
+    #[error(transparent)]
+    Output(#[from] output::OutputError),
 }
 
 impl BagError {
@@ -342,7 +348,7 @@ impl BagReader {
 }
 
 /// A storage file by its name: `.mcap`, `.db3`, or either with `.zstd`.
-fn is_storage_file(p: &Path) -> bool {
+pub(crate) fn is_storage_file(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let name = name.strip_suffix(".zstd").unwrap_or(name);
     name.ends_with(".mcap") || name.ends_with(".db3")
@@ -355,159 +361,4 @@ fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
         why: e.to_string(),
     })?;
     Ok(m.rosbag2_bagfile_information)
-}
-
-/// One writer per bag, so the size difference does not matter.
-#[allow(clippy::large_enum_variant)]
-enum Out {
-    Mcap(mcap::McapWriter),
-    Sqlite(sqlite::SqliteWriter),
-}
-
-struct TopicCount {
-    name: String,
-    type_name: String,
-    id: i64,
-    count: u64,
-}
-
-/// A topic added to a [`BagWriter`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TopicId(usize);
-
-/// Writes a bag: a folder `<dir>/` with `<dir name>_0.<ext>` and
-/// `metadata.yaml` as `ros2 bag record` makes, or, for a path ending in
-/// `.mcap`, one bare MCAP file (which `ros2 bag play` and Foxglove open
-/// too).
-pub struct BagWriter {
-    dir: Option<PathBuf>,
-    file_name: String,
-    storage: Storage,
-    out: Out,
-    topics: Vec<TopicCount>,
-    first: Option<u64>,
-    last: u64,
-}
-
-impl BagWriter {
-    pub fn create(path: impl AsRef<Path>, storage: Storage) -> Result<BagWriter, BagError> {
-        let path = path.as_ref();
-        let bare = storage == Storage::Mcap && path.extension().is_some_and(|e| e == "mcap");
-        let (dir, file) = if bare {
-            (None, path.to_path_buf())
-        } else {
-            if path.is_file() {
-                return Err(BagError::write(
-                    path,
-                    "is a file; a bag folder path (or a .mcap file) was expected",
-                ));
-            }
-            std::fs::create_dir_all(path).map_err(|e| BagError::io(path, e))?;
-            let stem = path
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "bag".into());
-            (
-                Some(path.to_path_buf()),
-                path.join(format!("{stem}_0.{}", storage.extension())),
-            )
-        };
-        let out = match storage {
-            Storage::Mcap => Out::Mcap(mcap::McapWriter::create(&file)?),
-            Storage::Sqlite3 => Out::Sqlite(sqlite::SqliteWriter::create(&file)?),
-        };
-        Ok(BagWriter {
-            dir,
-            file_name: file
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            storage,
-            out,
-            topics: Vec::new(),
-            first: None,
-            last: 0,
-        })
-    }
-
-    pub fn add_topic(&mut self, name: &str, type_name: &str) -> Result<TopicId, BagError> {
-        let id = match &mut self.out {
-            Out::Mcap(w) => w.add_topic(name, type_name)? as i64,
-            Out::Sqlite(w) => w.add_topic(name, type_name)?,
-        };
-        self.topics.push(TopicCount {
-            name: name.into(),
-            type_name: type_name.into(),
-            id,
-            count: 0,
-        });
-        Ok(TopicId(self.topics.len() - 1))
-    }
-
-    pub fn write(&mut self, topic: TopicId, log_time_ns: u64, data: &[u8]) -> Result<(), BagError> {
-        let t = &mut self.topics[topic.0];
-        match &mut self.out {
-            Out::Mcap(w) => w.write(t.id as u16, log_time_ns, data)?,
-            Out::Sqlite(w) => w.write(t.id, log_time_ns, data)?,
-        }
-        t.count += 1;
-        self.first = Some(self.first.map_or(log_time_ns, |f| f.min(log_time_ns)));
-        self.last = self.last.max(log_time_ns);
-        Ok(())
-    }
-
-    /// Closes the storage file and writes `metadata.yaml` for a folder.
-    pub fn finish(self) -> Result<(), BagError> {
-        match self.out {
-            Out::Mcap(w) => w.finish()?,
-            Out::Sqlite(w) => w.finish()?,
-        }
-        let Some(dir) = self.dir else {
-            return Ok(());
-        };
-        let start = self.first.unwrap_or(0);
-        let duration = Nanoseconds {
-            nanoseconds: self.last.saturating_sub(start),
-        };
-        let count: u64 = self.topics.iter().map(|t| t.count).sum();
-        let info = BagInfo {
-            version: 5,
-            storage_identifier: self.storage.identifier().into(),
-            duration,
-            starting_time: SinceEpoch {
-                nanoseconds_since_epoch: start,
-            },
-            message_count: count,
-            topics_with_message_count: self
-                .topics
-                .iter()
-                .map(|t| metadata::TopicWithCount {
-                    topic_metadata: TopicMetadata {
-                        name: t.name.clone(),
-                        type_name: t.type_name.clone(),
-                        serialization_format: "cdr".into(),
-                        offered_qos_profiles: serde_norway::Value::String(String::new()),
-                    },
-                    message_count: t.count,
-                })
-                .collect(),
-            compression_format: String::new(),
-            compression_mode: String::new(),
-            relative_file_paths: vec![self.file_name.clone()],
-            files: vec![FileInfo {
-                path: self.file_name.clone(),
-                starting_time: SinceEpoch {
-                    nanoseconds_since_epoch: start,
-                },
-                duration,
-                message_count: count,
-            }],
-        };
-        let yaml = serde_norway::to_string(&MetadataFile {
-            rosbag2_bagfile_information: info,
-        })
-        .map_err(|e| BagError::write(&dir, e))?;
-        let p = dir.join("metadata.yaml");
-        std::fs::write(&p, yaml).map_err(|e| BagError::io(&p, e))
-    }
 }

@@ -2,6 +2,7 @@
 //! scenarios need no robot and no ROS.
 
 use arm_ik::bag::cdr::Endian;
+use arm_ik::bag::output::{Existing, Inputs};
 use arm_ik::bag::scenario::Scenario;
 use arm_ik::bag::{BagWriter, Storage};
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ pub struct Args {
     /// The scenario YAML (see tests/data/scenario.yaml).
     waypoints: PathBuf,
     /// The bag to write: a folder (metadata.yaml + one storage file), or a
-    /// .mcap file with --storage mcap.
+    /// .mcap file with --storage mcap; it must not exist (see --overwrite).
     #[arg(long)]
     output: PathBuf,
     #[arg(long, value_enum, default_value = "mcap")]
@@ -23,6 +24,9 @@ pub struct Args {
     /// Write big-endian CDR (CDR_BE) instead of little-endian.
     #[arg(long)]
     big_endian: bool,
+    /// Replace an existing --output (a bag folder, or a .mcap file).
+    #[arg(long)]
+    overwrite: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -38,7 +42,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         Endian::Little
     };
-    let mut w = BagWriter::create(&a.output, a.storage)?;
+    let existing = if a.overwrite {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    let inputs = Inputs::of(&a.waypoints)?;
+    let mut w = BagWriter::create_with(&a.output, a.storage, existing, &inputs)?;
     let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;
     for (t, target) in s.samples() {

@@ -4,6 +4,7 @@
 use super::robot::{NodeArgs, RobotArgs};
 use super::solver_args::SolverArgs;
 use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
+use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
@@ -65,9 +66,13 @@ pub struct Args {
     #[arg(long)]
     report: Option<PathBuf>,
     /// Write the joint states and the targets as a rosbag2 MCAP bag (a
-    /// folder, or one file when the name ends in .mcap).
+    /// folder, or one file when the name ends in .mcap); it must not exist
+    /// (see --overwrite) nor be any file of the bag being read.
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Replace an existing --output (the reports are always replaced).
+    #[arg(long)]
+    overwrite: bool,
     /// Write JUnit XML of the checks.
     #[arg(long)]
     junit: Option<PathBuf>,
@@ -133,6 +138,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let topics = TargetTopics::new(&a.pose_topic, &a.point_topic)
         .map_err(|e| anyhow::anyhow!("--pose-topic, --point-topic: {e}"))?;
     let mut bag = BagReader::open(&a.bag)?;
+    // Outputs are checked before the replay, so a long run does not end
+    // in a refusal; they never touch the bag being read.
+    let inputs = Inputs::of(&a.bag)?;
+    for p in [&a.report, &a.junit, &a.plot].into_iter().flatten() {
+        output::check_file(p, Existing::Replace, &inputs)?;
+    }
     if let Some(declared) = bag.declared_topics() {
         topics
             .check_declared(&declared)
@@ -153,7 +164,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let names = core.joint_names().to_vec();
     let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
     let mut sink = Sink {
-        out: None,
+        out: output_bag(&a, &inputs)?,
         plot: a.plot.as_ref().map(|_| PlotRecorder::new(&names, 4000)),
         error: None,
     };
@@ -172,18 +183,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 break;
             }
         };
-        if let Some(p) = &a.output
-            && sink.out.is_none()
-            && sink.error.is_none()
-        {
-            match BagWriter::create(p, Storage::Mcap).and_then(|mut w| {
-                let j = w.add_topic("/joint_states", JOINT_STATE)?;
-                Ok((w, j))
-            }) {
-                Ok(out) => sink.out = Some(out),
-                Err(e) => sink.error = Some(e),
-            }
-        }
         replay.feed(&msg, &mut sink);
         if let Some(kind) = replay.options().topics.target_type(&msg.topic)
             && TargetType::from_name(&msg.type_name) == Some(kind)
@@ -251,15 +250,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.bag.display(),
             report.solver
         );
-        std::fs::write(p, rec.svg(&title)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, rec.svg(&title).as_bytes(), Existing::Replace, &inputs)?;
     }
     if let Some(p) = &a.junit {
-        std::fs::write(p, junit_xml(&report))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, junit_xml(&report).as_bytes(), Existing::Replace, &inputs)?;
     }
     if let Some(p) = &a.report {
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, text.as_bytes(), Existing::Replace, &inputs)?;
     }
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -276,6 +274,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(super::EXIT_NOT_REACHED)
     })
+}
+
+/// The `--output` bag with its joint-state topic, created before the
+/// replay (under a temporary name until it is finished).
+fn output_bag(a: &Args, inputs: &Inputs) -> anyhow::Result<Option<(BagWriter, TopicId)>> {
+    let Some(p) = &a.output else {
+        return Ok(None);
+    };
+    let existing = if a.overwrite {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    let mut w = BagWriter::create_with(p, Storage::Mcap, existing, inputs)?;
+    let joints = w.add_topic("/joint_states", JOINT_STATE)?;
+    Ok(Some((w, joints)))
 }
 
 fn summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
