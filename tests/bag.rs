@@ -873,3 +873,101 @@ fn an_interrupted_make_bag_leaves_the_old_output() {
     assert!(std::fs::read(&out).unwrap() == old, "the old bag changed");
     assert_eq!(BagReader::open(&out).unwrap().count(), 401);
 }
+
+/// A scenario at `rate_hz: 1e9` once wrote 856 MB in 20 s. Rates above
+/// 1000 Hz and more than 5 000 000 messages are refused, before anything
+/// is written, unless --force.
+#[test]
+fn make_bag_refuses_huge_rates_and_counts_without_force() {
+    let dir = temp("huge");
+    let scenario = |rate: &str| {
+        let p = dir.join(format!("rate_{rate}.yaml"));
+        std::fs::write(
+            &p,
+            format!("rate_hz: {rate}\nwaypoints:\n  - {{time: 0, position: [0.2, 0, 0.15]}}\n  - {{time: 1, position: [0.2, 0.05, 0.15]}}\n"),
+        )
+        .unwrap();
+        p
+    };
+    let out = dir.join("out");
+    let make = |yaml: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "make-bag",
+            yaml.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        arm_ik(&args)
+    };
+    for (yaml, extra, needle) in [
+        (
+            scenario("1e9"),
+            &[][..],
+            "rate_hz 1000000000 is above 1000 Hz",
+        ),
+        (scenario("2000"), &[], "rate_hz 2000 is above 1000 Hz"),
+        (scenario("50"), &["--repeat", "100000"], "5100000 messages"),
+    ] {
+        let o = make(&yaml, extra);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(needle) && e.contains("--force"), "{e}");
+        assert!(!out.exists(), "nothing is written");
+    }
+    let o = make(&scenario("2000"), &["--force"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(BagReader::open(&out).unwrap().count(), 2001);
+}
+
+/// A make-bag that takes more than a second shows its progress on a
+/// terminal (here a pty from `script`); a short one, or one whose stderr
+/// is not a terminal, prints nothing there.
+#[test]
+fn a_long_make_bag_shows_progress_on_a_terminal() {
+    use std::io::Read;
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIP: no `script` to run make-bag on a pty");
+        return;
+    }
+    let dir = temp("progress");
+    let scenario = common::project_dir().join("tests/data/scenario.yaml");
+    let out = dir.join("long.mcap");
+    let cmd = format!(
+        "{} make-bag {} --output {} --repeat 12000",
+        env!("CARGO_BIN_EXE_arm_ik"),
+        scenario.display(),
+        out.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read the terminal until a progress line shows (or the run ends).
+    let mut shown = Vec::new();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&shown).contains(" messages ") {
+        match stdout.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => shown.extend_from_slice(&buf[..n]),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let shown = String::from_utf8_lossy(&shown);
+    assert!(
+        shown.contains("% ") && shown.contains(" messages "),
+        "{shown}"
+    );
+    let short = dir.join("short.mcap");
+    let o = arm_ik(&[
+        "make-bag",
+        scenario.to_str().unwrap(),
+        "--output",
+        short.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.stderr.is_empty(), "{}", text(&o));
+}

@@ -1,6 +1,7 @@
 //! `arm_ik make-bag`: a target bag from a waypoint scenario, so CI
 //! scenarios need no robot and no ROS.
 
+use super::progress::Progress;
 use arm_ik::bag::cdr::Endian;
 use arm_ik::bag::output::{Existing, Inputs};
 use arm_ik::bag::scenario::Scenario;
@@ -27,6 +28,9 @@ pub struct Args {
     /// Replace an existing --output (a bag folder, or a .mcap file).
     #[arg(long)]
     overwrite: bool,
+    /// Write a rate above 1000 Hz or more than 5 000 000 messages.
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -36,6 +40,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
     if let Some(r) = a.repeat {
         s.repeat = r;
+    }
+    if !a.force {
+        s.check_size()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
     }
     let endian = if a.big_endian {
         Endian::Big
@@ -51,10 +59,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut w = BagWriter::create_with(&a.output, a.storage, existing, &inputs)?;
     let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;
+    let total = s.len();
+    let mut progress = Progress::new();
     for (t, target) in s.samples() {
         w.write(topic, t, &target.encode(endian))?;
         n += 1;
+        progress.update(n, || n as f64 / total as f64);
     }
+    progress.finish();
     w.finish()?;
     println!(
         "arm_ik make-bag: {} messages on {} ({}) at {} Hz to {} ({})",

@@ -7,6 +7,7 @@ mod latency;
 mod make_bag;
 mod parse;
 mod ports;
+mod progress;
 mod replay;
 mod robot;
 mod sim;

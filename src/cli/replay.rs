@@ -1,6 +1,7 @@
 //! `arm_ik replay`: a rosbag2 bag's targets through the node core on the
 //! bag's clock, with pass/fail checks for CI (exit 0 only when all pass).
 
+use super::progress::Progress;
 use super::robot::{NodeArgs, RobotArgs};
 use super::solver_args::SolverArgs;
 use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
@@ -10,10 +11,9 @@ use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::topics::{TargetTopics, list};
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -170,9 +170,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     // Output topics of the pose and point targets, added when first seen.
     let mut target_topics: [Option<TopicId>; 2] = [None, None];
-    let progress = std::io::stderr().is_terminal();
-    let start = Instant::now();
-    let mut last_progress = start;
+    let mut progress = Progress::new();
     let mut n = 0u64;
     while let Some(item) = bag.next() {
         let msg = match item {
@@ -201,29 +199,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
         n += 1;
-        if progress
-            && n.is_multiple_of(4096)
-            && last_progress.elapsed() > Duration::from_millis(250)
-        {
-            last_progress = Instant::now();
-            if start.elapsed() > Duration::from_secs(1) {
-                let f = bag.progress();
-                let width = 30;
-                let done = (f * width as f64) as usize;
-                eprint!(
-                    "\r\x1b[K[{}{}] {:5.1}%  {} messages  {:.0}/s",
-                    "#".repeat(done),
-                    " ".repeat(width - done),
-                    f * 100.0,
-                    n,
-                    n as f64 / start.elapsed().as_secs_f64()
-                );
-            }
-        }
+        progress.update(n, || bag.progress());
     }
-    if progress && start.elapsed() > Duration::from_secs(1) {
-        eprint!("\r\x1b[K");
-    }
+    progress.finish();
     let report = replay.finish(&mut sink);
     if report.messages == 0 && report.bag_error.is_none() {
         anyhow::bail!(
