@@ -232,16 +232,9 @@ fn bags_we_write_read_back_in_rosbags_with_the_same_values() {
         ("mcap", "big_endian", Some("--big-endian")),
     ] {
         let bag = dir.join(name);
-        let mut args = vec![
-            "make-bag",
-            scenario.to_str().unwrap(),
-            "--output",
-            bag.to_str().unwrap(),
-            "--storage",
-            storage,
-        ];
+        let mut args = vec!["--storage", storage];
         args.extend(extra);
-        let o = arm_ik(&args);
+        let o = make_bag_cli(&scenario, &bag, &args);
         assert!(o.status.success(), "{}", text(&o));
         let ours: Vec<(u64, StampedTarget)> = BagReader::open(&bag)
             .unwrap()
@@ -537,12 +530,7 @@ fn make_bag_puts_points_and_poses_where_ik_node_takes_them() {
         (&poses, "/target_pose", POSE_STAMPED),
     ] {
         let bag = dir.join(topic.trim_start_matches('/'));
-        let o = arm_ik(&[
-            "make-bag",
-            yaml.to_str().unwrap(),
-            "--output",
-            bag.to_str().unwrap(),
-        ]);
+        let o = make_bag_cli(yaml, &bag, &[]);
         assert!(o.status.success(), "{}", text(&o));
         let topics = BagReader::open(&bag).unwrap().declared_topics().unwrap();
         assert_eq!(topics.len(), 1);
@@ -668,6 +656,18 @@ fn an_unreachable_target_fails_the_replay() {
     assert!(o.status.success(), "{}", text(&o));
 }
 
+/// `arm_ik make-bag SCENARIO --output OUT EXTRA...`.
+fn make_bag_cli(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "make-bag",
+        scenario.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    arm_ik(&args)
+}
+
 /// Every file under `path` with its bytes, to see that nothing changed.
 fn snapshot(path: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut v = Vec::new();
@@ -693,14 +693,7 @@ fn no_output_may_touch_the_bag_being_read() {
     let bag = dir.join("rec.mcap");
     let folder = dir.join("rec");
     for out in [&bag, &folder] {
-        let o = arm_ik(&[
-            "make-bag",
-            scenario.to_str().unwrap(),
-            "--output",
-            out.to_str().unwrap(),
-            "--repeat",
-            "100",
-        ]);
+        let o = make_bag_cli(&scenario, out, &["--repeat", "100"]);
         assert!(o.status.success(), "{}", text(&o));
     }
     std::os::unix::fs::symlink(&bag, dir.join("link.mcap")).unwrap();
@@ -756,16 +749,7 @@ fn no_output_may_touch_the_bag_being_read() {
 fn an_existing_output_is_replaced_only_with_overwrite() {
     let dir = temp("overwrite");
     let scenario = common::project_dir().join("tests/data/scenario.yaml");
-    let make = |out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "make-bag",
-            scenario.to_str().unwrap(),
-            "--output",
-            out.to_str().unwrap(),
-        ];
-        args.extend(extra);
-        arm_ik(&args)
-    };
+    let make = |out: &Path, extra: &[&str]| make_bag_cli(&scenario, out, extra);
     let out = dir.join("out");
     assert!(make(&out, &[]).status.success());
     let first = snapshot(&out);
@@ -830,12 +814,7 @@ fn an_interrupted_make_bag_leaves_the_old_output() {
     let dir = temp("interrupted");
     let scenario = common::project_dir().join("tests/data/scenario.yaml");
     let out = dir.join("out.mcap");
-    let o = arm_ik(&[
-        "make-bag",
-        scenario.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let o = make_bag_cli(&scenario, &out, &[]);
     assert!(o.status.success(), "{}", text(&o));
     let old = std::fs::read(&out).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
@@ -890,16 +869,7 @@ fn make_bag_refuses_huge_rates_and_counts_without_force() {
         p
     };
     let out = dir.join("out");
-    let make = |yaml: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "make-bag",
-            yaml.to_str().unwrap(),
-            "--output",
-            out.to_str().unwrap(),
-        ];
-        args.extend(extra);
-        arm_ik(&args)
-    };
+    let make = |yaml: &Path, extra: &[&str]| make_bag_cli(yaml, &out, extra);
     for (yaml, extra, needle) in [
         (
             scenario("1e9"),
@@ -962,12 +932,7 @@ fn a_long_make_bag_shows_progress_on_a_terminal() {
         "{shown}"
     );
     let short = dir.join("short.mcap");
-    let o = arm_ik(&[
-        "make-bag",
-        scenario.to_str().unwrap(),
-        "--output",
-        short.to_str().unwrap(),
-    ]);
+    let o = make_bag_cli(&scenario, &short, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(o.stderr.is_empty(), "{}", text(&o));
 }

@@ -383,18 +383,10 @@ fn nan_in_axis() {
 
 #[test]
 fn nan_limit() {
-    let xml = robot(&[
-        link("base"),
-        link("l1"),
-        joint(
-            "elbow",
-            "revolute",
-            "base",
-            "l1",
-            r#"<axis xyz="0 1 0"/><limit lower="-1" upper="NaN" effort="1" velocity="1"/>"#,
-        ),
-    ]);
-    let err = tree_err(&xml);
+    let err = tree_err(&limited(
+        "",
+        r#"lower="-1" upper="NaN" effort="1" velocity="1""#,
+    ));
     assert!(
         matches!(&err, ModelError::NonFinite { field, .. } if field == "limit upper"),
         "{err:?}"
