@@ -6,12 +6,15 @@ mod cli;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return cli::usage_error(&e),
+    };
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("arm_ik: error: {e:#}");
-            std::process::ExitCode::from(1)
+            std::process::ExitCode::from(cli::EXIT_ERROR)
         }
     }
 }

@@ -546,7 +546,7 @@ fn replay_runs_the_node_as_its_parameter_file_configures_it() {
         "--solver",
         "ccd",
     ]);
-    assert_fails_saying(&out, 2, "cannot be used with");
+    assert_fails_saying(&out, 64, "cannot be used with");
 }
 
 #[test]
@@ -675,4 +675,90 @@ fn ports_lists_or_says_there_are_none() {
         let v: Value = serde_json::from_str(line).unwrap();
         assert!(v["path"].as_str().unwrap().starts_with("/dev/"));
     }
+}
+
+/// A command line clap cannot take exits 64 (`EX_USAGE`), never 2, which
+/// means "ran, and a check failed" to a CI script; help and version are
+/// not errors.
+#[test]
+fn usage_errors_exit_64_and_help_exits_0() {
+    let usage: &[&[&str]] = &[
+        &["solve", "--urdf", "urdf/arm.urdf"],
+        &["replay", "bag.mcap", "--no-such-flag"],
+        &["bench", "--targets", "t.json", "--solver", "nope"],
+        &["sim", "--duration", "abc"],
+        &["make-bag"],
+        &["latency", "--targets", "-3"],
+        &["frobnicate"],
+        &[],
+    ];
+    for args in usage {
+        let out = arm_ik(args);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {}", stderr(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains("error:") || e.contains("Usage:"),
+            "{args:?}: {e}"
+        );
+    }
+    for args in [&["--help"][..], &["--version"], &["replay", "--help"]] {
+        let out = arm_ik(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// The README's exit-code table has one row per code the binary uses, and
+/// names every subcommand `arm_ik --help` lists.
+#[test]
+fn readme_exit_code_table_covers_every_code_and_subcommand() {
+    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+    let row = |code: &str| -> String {
+        let start = format!("| `{code}` |");
+        let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with(&start)).collect();
+        assert_eq!(rows.len(), 1, "README needs one exit-code row for {code}");
+        rows[0].to_string()
+    };
+    let success = row("0");
+    for code in ["1", "2", "64"] {
+        row(code);
+    }
+    let help = String::from_utf8(arm_ik(&["--help"]).stdout).unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 9, "{help}");
+    for c in commands {
+        assert!(
+            success.contains(&format!("`{c}`")),
+            "{c} missing from: {success}"
+        );
+    }
+    for c in ["solve", "replay", "latency"] {
+        assert!(row("2").contains(&format!("`{c}`")), "{c}");
+    }
+}
+
+/// The README's xacro hint is the command the error prints.
+#[test]
+fn xacro_input_prints_the_readme_expand_command() {
+    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+    assert!(readme.contains("$ ros2 run xacro xacro robot.urdf.xacro > robot.urdf"));
+    let dir = temp_dir("xacro");
+    let file = dir.join("robot.urdf.xacro");
+    std::fs::copy("urdf/arm.urdf", &file).unwrap();
+    let out = arm_ik(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let f = file.display();
+    let e = stderr(&out);
+    assert!(
+        e.contains(&format!("ros2 run xacro xacro {f} > robot.urdf"))
+            && e.contains(&format!("`xacro {f} > robot.urdf`")),
+        "{e}"
+    );
 }

@@ -291,11 +291,8 @@ fn nan_in_origin_xyz() {
     let err = non_finite_origin(r#"xyz="0 NaN 0.1""#);
     assert!(
         matches!(
-            err,
-            ModelError::NonFinite {
-                field: "origin xyz",
-                ..
-            }
+            &err,
+            ModelError::NonFinite { kind: "joint", field, .. } if field == "origin xyz"
         ),
         "{err:?}"
     );
@@ -307,11 +304,8 @@ fn inf_in_origin_xyz() {
     let err = non_finite_origin(r#"xyz="0 0 inf""#);
     assert!(
         matches!(
-            err,
-            ModelError::NonFinite {
-                field: "origin xyz",
-                ..
-            }
+            &err,
+            ModelError::NonFinite { kind: "joint", field, .. } if field == "origin xyz"
         ),
         "{err:?}"
     );
@@ -323,15 +317,12 @@ fn nan_in_origin_rpy() {
     let err = non_finite_origin(r#"xyz="0 0 0.1" rpy="nan 0 0""#);
     assert!(
         matches!(
-            err,
-            ModelError::NonFinite {
-                field: "origin rpy",
-                ..
-            }
+            &err,
+            ModelError::NonFinite { kind: "joint", field, .. } if field == "origin rpy"
         ),
         "{err:?}"
     );
-    assert_names(&err, SRC, &["'bad_joint'", "origin rpy", "NaN"]);
+    assert_names(&err, SRC, &["'bad_joint'", "origin rpy", "nan 0 0"]);
 }
 
 #[test]
@@ -339,11 +330,8 @@ fn inf_in_origin_rpy() {
     let err = non_finite_origin(r#"rpy="0 -inf 0""#);
     assert!(
         matches!(
-            err,
-            ModelError::NonFinite {
-                field: "origin rpy",
-                ..
-            }
+            &err,
+            ModelError::NonFinite { kind: "joint", field, .. } if field == "origin rpy"
         ),
         "{err:?}"
     );
@@ -387,31 +375,23 @@ fn nan_in_axis() {
     ]);
     let err = tree_err(&xml);
     assert!(
-        matches!(err, ModelError::NonFinite { field: "axis", .. }),
+        matches!(&err, ModelError::NonFinite { field, .. } if field == "axis xyz"),
         "{err:?}"
     );
-    assert_names(&err, SRC, &["'wobbly'", "axis"]);
+    assert_names(&err, SRC, &["'wobbly'", "axis xyz", "0 nan 1"]);
 }
 
 #[test]
 fn nan_limit() {
-    let xml = robot(&[
-        link("base"),
-        link("l1"),
-        joint(
-            "elbow",
-            "revolute",
-            "base",
-            "l1",
-            r#"<axis xyz="0 1 0"/><limit lower="-1" upper="NaN" effort="1" velocity="1"/>"#,
-        ),
-    ]);
-    let err = tree_err(&xml);
+    let err = tree_err(&limited(
+        "",
+        r#"lower="-1" upper="NaN" effort="1" velocity="1""#,
+    ));
     assert!(
-        matches!(err, ModelError::NonFinite { field: "limit", .. }),
+        matches!(&err, ModelError::NonFinite { field, .. } if field == "limit upper"),
         "{err:?}"
     );
-    assert_names(&err, SRC, &["'elbow'", "limit", "NaN"]);
+    assert_names(&err, SRC, &["'elbow'", "limit upper", "NaN"]);
 }
 
 #[test]
@@ -655,28 +635,208 @@ fn selection_struct_matches_the_shortcut() {
     assert!(matches!(err, ModelError::NoPath { .. }), "{err:?}");
 }
 
+/// A xacro top file as ROS arm descriptions ship them: an include, and a
+/// macro call hanging the arm below `world`.
+const XACRO_TOP: &str = r#"<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:include filename="$(find arm_description)/urdf/arm_macro.xacro"/>
+  <link name="world"/>
+  <xacro:arm_macro parent="world" prefix=""/>
+</robot>
+"#;
+
+/// Only macro definitions: read as URDF, it has no links at all.
+const XACRO_MACROS: &str = r#"<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:macro name="arm_macro" params="parent prefix">
+    <link name="${prefix}base_link"/>
+  </xacro:macro>
+</robot>
+"#;
+
+fn assert_xacro(err: &ModelError, source: &str, sign: &str, command: &str) {
+    assert!(matches!(err, ModelError::UnexpandedXacro { .. }), "{err:?}");
+    assert_names(
+        err,
+        source,
+        &["unexpanded xacro", sign, command, "ros2 run xacro xacro"],
+    );
+}
+
 #[test]
-fn unexpanded_xacro_says_run_xacro() {
-    // A .urdf.xacro handed over as URDF: urdf-rs only sees a bad number.
-    let xml = r#"<?xml version="1.0"?>
-<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">
-  <xacro:property name="upper_len" value="0.3"/>
-  <link name="a"/><link name="b"/>
-  <joint name="j" type="revolute">
-    <origin xyz="0 0 ${upper_len}"/>
-    <parent link="a"/><child link="b"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/>
-  </joint>
-</robot>"#;
-    let err = tree_err(xml);
-    assert!(matches!(err, ModelError::NotUrdf { .. }), "{err:?}");
-    assert_names(&err, SRC, &["${upper_len}", "xacro"]);
-    // Expanded URDFs keep the xmlns:xacro attribute; that alone is fine.
-    let expanded = xml
-        .replace("${upper_len}", "0.3")
-        .replace(r#"<xacro:property name="upper_len" value="0.3"/>"#, "");
-    let c = Chain::from_urdf_str(&expanded, None, None).unwrap();
-    assert_eq!(c.joints[0].origin.translation.vector.z, 0.3);
+fn unexpanded_xacro_text_says_how_to_expand_it() {
+    // Before: "the chain from 'world' to 'world' has no moving joint" and
+    // "the robot has no links".
+    let err = chain_err(XACRO_TOP, None, None);
+    assert_xacro(
+        &err,
+        SRC,
+        "line 3: <xacro:include>",
+        "Command(['xacro ', path])",
+    );
+    let err = tree_err(XACRO_MACROS);
+    assert_xacro(
+        &err,
+        SRC,
+        "line 2: <xacro:macro>",
+        "xacro robot.urdf.xacro > robot.urdf",
+    );
+    // A substitution left in a number.
+    let xml = robot(&[
+        link("a"),
+        link("b"),
+        joint(
+            "j",
+            "revolute",
+            "a",
+            "b",
+            r#"<origin xyz="0 0 ${upper_len}"/><limit lower="-1" upper="1" effort="1" velocity="1"/>"#,
+        ),
+    ]);
+    assert_xacro(&tree_err(&xml), SRC, "${upper_len}", "xacro ");
+    // Expanded URDFs keep the xmlns:xacro declaration (and a comment may
+    // quote xacro); that alone is fine.
+    let expanded = two_links().replace(
+        "<robot name=\"t\">",
+        "<robot name=\"t\" xmlns:xacro=\"http://www.ros.org/wiki/xacro\">\n<!-- from ${name}.urdf.xacro -->",
+    );
+    assert!(expanded.contains("xmlns:xacro"));
+    Chain::from_urdf_str(&expanded, None, None).unwrap();
+}
+
+#[test]
+fn a_xacro_file_names_itself_in_the_command() {
+    for (tag, text) in [("top", XACRO_TOP), ("plain", two_links().as_str())] {
+        let f = TempUrdf::new(tag, text);
+        let xacro = f.0.with_extension("urdf.xacro");
+        std::fs::copy(&f.0, &xacro).unwrap();
+        let err = Chain::from_urdf_file(&xacro, None, None).unwrap_err();
+        let _ = std::fs::remove_file(&xacro);
+        let path = xacro.display().to_string();
+        let sign = "the file name ends in .xacro";
+        assert_xacro(&err, &path, sign, &format!("xacro {path} > robot.urdf"));
+    }
+    // The same text in a .urdf file: its xacro element gives it away.
+    let f = TempUrdf::new("top_as_urdf", XACRO_TOP);
+    let err = Chain::from_urdf_file(&f.0, None, None).unwrap_err();
+    let path = f.0.display().to_string();
+    assert_xacro(
+        &err,
+        &path,
+        "<xacro:include>",
+        &format!("xacro {path} > robot.urdf"),
+    );
+}
+
+/// A revolute joint with the given `<limit>` attributes.
+fn limited(version: &str, limit: &str) -> String {
+    robot(&[
+        link("base"),
+        link("l1"),
+        joint(
+            "elbow",
+            "revolute",
+            "base",
+            "l1",
+            &format!(r#"<axis xyz="0 1 0"/><limit {limit}/>"#),
+        ),
+    ])
+    .replace(
+        "<robot name=\"t\">",
+        &format!("<robot name=\"t\" {version}>"),
+    )
+}
+
+#[test]
+fn non_finite_numbers_are_errors_naming_joint_or_link_and_attribute() {
+    let cases = [
+        (
+            r#"lower="-inf" upper="1" effort="1" velocity="1""#,
+            "limit lower",
+            "-inf",
+        ),
+        (
+            r#"lower="-1" upper="inf" effort="1" velocity="1""#,
+            "limit upper",
+            "inf",
+        ),
+        (
+            r#"lower="-1" upper="1" effort="1" velocity="nan""#,
+            "limit velocity",
+            "nan",
+        ),
+        (
+            r#"lower="-1" upper="1" effort="Infinity" velocity="1""#,
+            "limit effort",
+            "Infinity",
+        ),
+        (
+            r#"lower="-1e999" upper="1" effort="1" velocity="1""#,
+            "limit lower",
+            "-1e999",
+        ),
+    ];
+    for version in ["", r#"version="1.2""#] {
+        for (limit, field, value) in cases {
+            let err = tree_err(&limited(version, limit));
+            assert!(
+                matches!(&err, ModelError::NonFinite { kind: "joint", name, field: f, .. }
+                    if name == "elbow" && f == field),
+                "{version} {limit}: {err:?}"
+            );
+            assert_names(&err, SRC, &["joint 'elbow'", field, value]);
+        }
+    }
+    let err = tree_err(&limited(
+        "",
+        r#"lower="-inf" upper="1" effort="1" velocity="1""#,
+    ));
+    assert_names(&err, SRC, &["type=\"continuous\""]);
+    // Links too: inertial and visual origins, masses, shapes.
+    let xml = two_links().replace(
+        r#"<link name="l1"/>"#,
+        r#"<link name="l1"><inertial><origin xyz="0 0 0.05"/><mass value="0.1"/>
+<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+<visual><origin xyz="0 -inf 0"/><geometry><box size="0.1 0.1 0.1"/></geometry></visual></link>"#,
+    );
+    let err = tree_err(&xml);
+    assert!(
+        matches!(&err, ModelError::NonFinite { kind: "link", name, field, .. }
+            if name == "l1" && field == "visual origin xyz"),
+        "{err:?}"
+    );
+    assert_names(&err, SRC, &["link 'l1'", "visual origin xyz", "0 -inf 0"]);
+    let err = tree_err(&xml.replace(r#"value="0.1""#, r#"value="NaN""#));
+    assert_names(&err, SRC, &["link 'l1'", "inertial mass value", "NaN"]);
+}
+
+/// A bound left out is not an infinite one: URDF 1.0 reads it as 0, as
+/// urdfdom does, and URDF 1.2 as "no bound"; only a written `inf` is an
+/// error.
+#[test]
+fn a_missing_bound_is_not_an_infinite_one() {
+    let c = Chain::from_urdf_str(
+        &limited("", r#"upper="1" effort="1" velocity="1""#),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (c.joints[0].limits.lower, c.joints[0].limits.upper),
+        (0.0, 1.0)
+    );
+    let v12 = r#"version="1.2""#;
+    let c = Chain::from_urdf_str(
+        &limited(v12, r#"upper="1" effort="1" velocity="1""#),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(c.joints[0].limits.lower, f64::NEG_INFINITY);
+    let err = tree_err(&limited(
+        v12,
+        r#"lower="-inf" upper="1" effort="1" velocity="1""#,
+    ));
+    assert!(matches!(err, ModelError::NonFinite { .. }), "{err:?}");
 }
 
 #[test]

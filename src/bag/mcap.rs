@@ -25,10 +25,14 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// The bytes an [`McapReader`] parses: the file, or its decompressed
+/// stream for a file-mode compressed `.mcap.zstd`.
+type Source = Box<dyn Read + Send>;
+
 /// Messages of one `.mcap` file in file order.
 pub struct McapReader {
     path: PathBuf,
-    inner: mcap::io::MessageReader<Counting<BufReader<File>>>,
+    inner: mcap::io::MessageReader<Source>,
     read: Arc<std::sync::atomic::AtomicU64>,
     /// Topic and type per channel id, so messages share them.
     channels: HashMap<u16, (Arc<str>, Arc<str>)>,
@@ -36,12 +40,24 @@ pub struct McapReader {
 }
 
 impl McapReader {
-    pub fn open(path: &Path) -> Result<McapReader, BagError> {
+    /// Opens `path`; `zstd` when the whole file is one zstd stream (file
+    /// mode compression), which is then decompressed as it is read.
+    pub fn open(path: &Path, zstd: bool) -> Result<McapReader, BagError> {
         let f = File::open(path).map_err(|e| BagError::io(path, e))?;
         let read = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let src = Counting {
+        // Bytes of the file are counted (not of the decompressed stream),
+        // so progress compares with the file's size.
+        let counted = Counting {
             inner: BufReader::with_capacity(1 << 16, f),
             count: read.clone(),
+        };
+        let src: Source = if zstd {
+            Box::new(BufReader::with_capacity(
+                1 << 16,
+                super::compression::decoder(counted, path)?,
+            ))
+        } else {
+            Box::new(counted)
         };
         Ok(McapReader {
             path: path.to_path_buf(),

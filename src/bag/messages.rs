@@ -37,6 +37,31 @@ impl TargetType {
             TargetType::Point => POINT_STAMPED,
         }
     }
+
+    /// The topic `ik_node` takes this type on (`target_pose`,
+    /// `target_point`, resolved in the root namespace). DDS matches a
+    /// topic with one type only, so each type has its own.
+    pub fn topic(self) -> &'static str {
+        match self {
+            TargetType::Pose => "/target_pose",
+            TargetType::Point => "/target_point",
+        }
+    }
+
+    /// The short ROS name, `PoseStamped` or `PointStamped`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            TargetType::Pose => "PoseStamped",
+            TargetType::Point => "PointStamped",
+        }
+    }
+
+    pub fn other(self) -> TargetType {
+        match self {
+            TargetType::Pose => TargetType::Point,
+            TargetType::Point => TargetType::Pose,
+        }
+    }
 }
 
 /// `std_msgs/Header`.

@@ -9,18 +9,22 @@
 //! cut).
 
 pub mod cdr;
+mod compression;
 pub mod mcap;
 pub mod messages;
 pub mod metadata;
+pub mod output;
 pub mod scenario;
 pub mod sqlite;
+mod writer;
 
-use metadata::{BagInfo, FileInfo, MetadataFile, Nanoseconds, SinceEpoch, TopicMetadata};
+use metadata::{BagInfo, MetadataFile};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
+pub use writer::{BagWriter, TopicId};
 
 /// What went wrong with a bag, always naming the file.
 #[derive(Debug, Error)]
@@ -40,6 +44,9 @@ pub enum BagError {
     Corrupt { path: PathBuf, why: String },
     #[error("{}: cannot write: {why}", path.display())]
     Write { path: PathBuf, why: String },
+    /// The output may not be written there (see [`output`]).
+    #[error(transparent)]
+    Output(#[from] output::OutputError),
 }
 
 impl BagError {
@@ -99,23 +106,25 @@ impl Storage {
         }
     }
 
-    /// From a file's first bytes (magic), falling back to its extension.
-    fn sniff(path: &Path) -> Result<Storage, BagError> {
-        use std::io::Read;
-        let mut magic = [0u8; 16];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| f.read(&mut magic))
-            .map_err(|e| BagError::io(path, e))?;
-        if magic[..n].starts_with(b"\x89MCAP") {
-            Ok(Storage::Mcap)
-        } else if magic[..n].starts_with(b"SQLite format 3\0") {
-            Ok(Storage::Sqlite3)
+    /// From a file's first bytes (magic), looking inside a zstd-compressed
+    /// file (file-mode compression, which the `bool` says).
+    fn sniff(path: &Path) -> Result<(Storage, bool), BagError> {
+        let (magic, zstd) = compression::peek(path)?;
+        if magic.starts_with(b"\x89MCAP") {
+            Ok((Storage::Mcap, zstd))
+        } else if magic.starts_with(b"SQLite format 3\0") {
+            Ok((Storage::Sqlite3, zstd))
         } else {
             Err(BagError::NotABag {
                 path: path.to_path_buf(),
                 why: format!(
-                    "neither MCAP nor SQLite magic bytes at the start ({} bytes read)",
-                    n
+                    "neither MCAP nor SQLite magic bytes at the start{} ({} bytes read)",
+                    if zstd {
+                        " of the zstd-compressed data"
+                    } else {
+                        ""
+                    },
+                    magic.len()
                 ),
             })
         }
@@ -136,6 +145,8 @@ pub struct BagReader {
     path: PathBuf,
     files: VecDeque<PathBuf>,
     current: Option<Inner>,
+    /// The storage file being read, for errors.
+    current_file: PathBuf,
     info: Option<BagInfo>,
     /// Topics seen so far in the stream: name -> type.
     seen: BTreeMap<String, String>,
@@ -155,17 +166,7 @@ impl BagReader {
             let yaml = path.join("metadata.yaml");
             if yaml.is_file() {
                 let info = read_metadata(&yaml)?;
-                if !info.compression_mode.is_empty()
-                    && !info.compression_mode.eq_ignore_ascii_case("none")
-                {
-                    return Err(BagError::Unsupported {
-                        path: yaml,
-                        why: format!(
-                            "compression_mode {} ({}): run `ros2 bag decompress` first",
-                            info.compression_mode, info.compression_format
-                        ),
-                    });
-                }
+                compression::check_metadata(&info, &yaml)?;
                 let files: Vec<PathBuf> = info
                     .relative_file_paths
                     .iter()
@@ -187,15 +188,15 @@ impl BagReader {
                 let mut files: Vec<PathBuf> = std::fs::read_dir(path)
                     .map_err(|e| BagError::io(path, e))?
                     .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| {
-                        matches!(p.extension().and_then(|e| e.to_str()), Some("mcap" | "db3"))
-                    })
+                    .filter(|p| is_storage_file(p))
                     .collect();
                 files.sort();
                 if files.is_empty() {
                     return Err(BagError::NotABag {
                         path: path.to_path_buf(),
-                        why: "a folder without metadata.yaml or any .mcap or .db3 file".into(),
+                        why: "a folder without metadata.yaml or any .mcap or .db3 file \
+                              (or .mcap.zstd, .db3.zstd)"
+                            .into(),
                     });
                 }
                 (files, None)
@@ -211,6 +212,7 @@ impl BagReader {
             path: path.to_path_buf(),
             files: files.into(),
             current: None,
+            current_file: PathBuf::new(),
             info,
             seen: BTreeMap::new(),
             total_bytes: total,
@@ -230,9 +232,14 @@ impl BagReader {
         };
         self.file_bytes = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
         self.current = Some(match Storage::sniff(&f)? {
-            Storage::Mcap => Inner::Mcap(mcap::McapReader::open(&f)?),
-            Storage::Sqlite3 => Inner::Sqlite(sqlite::SqliteReader::open(&f)?),
+            (Storage::Mcap, zstd) => Inner::Mcap(mcap::McapReader::open(&f, zstd)?),
+            (Storage::Sqlite3, false) => Inner::Sqlite(sqlite::SqliteReader::open(&f)?),
+            (Storage::Sqlite3, true) => {
+                let copy = compression::decompress_to_temp(&f)?;
+                Inner::Sqlite(sqlite::SqliteReader::open_copy(copy, &f)?)
+            }
         });
+        self.current_file = f;
         Ok(true)
     }
 
@@ -300,6 +307,7 @@ impl Iterator for BagReader {
                 Inner::Mcap(m) => m.next(),
                 Inner::Sqlite(s) => s.next(),
             };
+            let item = item.map(|r| r.and_then(|m| self.decompressed(m)));
             match item {
                 Some(Ok(m)) => {
                     if !self.seen.contains_key(&*m.topic) {
@@ -325,6 +333,27 @@ impl Iterator for BagReader {
     }
 }
 
+impl BagReader {
+    /// The message with its data decompressed when it was stored
+    /// compressed (message mode).
+    fn decompressed(&self, mut m: BagMessage) -> Result<BagMessage, BagError> {
+        m.data = compression::message_data(std::mem::take(&mut m.data)).map_err(|e| {
+            BagError::Corrupt {
+                path: self.current_file.clone(),
+                why: format!("message on {} at {} ns: zstd: {e}", m.topic, m.log_time_ns),
+            }
+        })?;
+        Ok(m)
+    }
+}
+
+/// A storage file by its name: `.mcap`, `.db3`, or either with `.zstd`.
+pub(crate) fn is_storage_file(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name.strip_suffix(".zstd").unwrap_or(name);
+    name.ends_with(".mcap") || name.ends_with(".db3")
+}
+
 fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
     let text = std::fs::read_to_string(path).map_err(|e| BagError::io(path, e))?;
     let m: MetadataFile = serde_norway::from_str(&text).map_err(|e| BagError::Metadata {
@@ -332,159 +361,4 @@ fn read_metadata(path: &Path) -> Result<BagInfo, BagError> {
         why: e.to_string(),
     })?;
     Ok(m.rosbag2_bagfile_information)
-}
-
-/// One writer per bag, so the size difference does not matter.
-#[allow(clippy::large_enum_variant)]
-enum Out {
-    Mcap(mcap::McapWriter),
-    Sqlite(sqlite::SqliteWriter),
-}
-
-struct TopicCount {
-    name: String,
-    type_name: String,
-    id: i64,
-    count: u64,
-}
-
-/// A topic added to a [`BagWriter`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TopicId(usize);
-
-/// Writes a bag: a folder `<dir>/` with `<dir name>_0.<ext>` and
-/// `metadata.yaml` as `ros2 bag record` makes, or, for a path ending in
-/// `.mcap`, one bare MCAP file (which `ros2 bag play` and Foxglove open
-/// too).
-pub struct BagWriter {
-    dir: Option<PathBuf>,
-    file_name: String,
-    storage: Storage,
-    out: Out,
-    topics: Vec<TopicCount>,
-    first: Option<u64>,
-    last: u64,
-}
-
-impl BagWriter {
-    pub fn create(path: impl AsRef<Path>, storage: Storage) -> Result<BagWriter, BagError> {
-        let path = path.as_ref();
-        let bare = storage == Storage::Mcap && path.extension().is_some_and(|e| e == "mcap");
-        let (dir, file) = if bare {
-            (None, path.to_path_buf())
-        } else {
-            if path.is_file() {
-                return Err(BagError::write(
-                    path,
-                    "is a file; a bag folder path (or a .mcap file) was expected",
-                ));
-            }
-            std::fs::create_dir_all(path).map_err(|e| BagError::io(path, e))?;
-            let stem = path
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "bag".into());
-            (
-                Some(path.to_path_buf()),
-                path.join(format!("{stem}_0.{}", storage.extension())),
-            )
-        };
-        let out = match storage {
-            Storage::Mcap => Out::Mcap(mcap::McapWriter::create(&file)?),
-            Storage::Sqlite3 => Out::Sqlite(sqlite::SqliteWriter::create(&file)?),
-        };
-        Ok(BagWriter {
-            dir,
-            file_name: file
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            storage,
-            out,
-            topics: Vec::new(),
-            first: None,
-            last: 0,
-        })
-    }
-
-    pub fn add_topic(&mut self, name: &str, type_name: &str) -> Result<TopicId, BagError> {
-        let id = match &mut self.out {
-            Out::Mcap(w) => w.add_topic(name, type_name)? as i64,
-            Out::Sqlite(w) => w.add_topic(name, type_name)?,
-        };
-        self.topics.push(TopicCount {
-            name: name.into(),
-            type_name: type_name.into(),
-            id,
-            count: 0,
-        });
-        Ok(TopicId(self.topics.len() - 1))
-    }
-
-    pub fn write(&mut self, topic: TopicId, log_time_ns: u64, data: &[u8]) -> Result<(), BagError> {
-        let t = &mut self.topics[topic.0];
-        match &mut self.out {
-            Out::Mcap(w) => w.write(t.id as u16, log_time_ns, data)?,
-            Out::Sqlite(w) => w.write(t.id, log_time_ns, data)?,
-        }
-        t.count += 1;
-        self.first = Some(self.first.map_or(log_time_ns, |f| f.min(log_time_ns)));
-        self.last = self.last.max(log_time_ns);
-        Ok(())
-    }
-
-    /// Closes the storage file and writes `metadata.yaml` for a folder.
-    pub fn finish(self) -> Result<(), BagError> {
-        match self.out {
-            Out::Mcap(w) => w.finish()?,
-            Out::Sqlite(w) => w.finish()?,
-        }
-        let Some(dir) = self.dir else {
-            return Ok(());
-        };
-        let start = self.first.unwrap_or(0);
-        let duration = Nanoseconds {
-            nanoseconds: self.last.saturating_sub(start),
-        };
-        let count: u64 = self.topics.iter().map(|t| t.count).sum();
-        let info = BagInfo {
-            version: 5,
-            storage_identifier: self.storage.identifier().into(),
-            duration,
-            starting_time: SinceEpoch {
-                nanoseconds_since_epoch: start,
-            },
-            message_count: count,
-            topics_with_message_count: self
-                .topics
-                .iter()
-                .map(|t| metadata::TopicWithCount {
-                    topic_metadata: TopicMetadata {
-                        name: t.name.clone(),
-                        type_name: t.type_name.clone(),
-                        serialization_format: "cdr".into(),
-                        offered_qos_profiles: serde_norway::Value::String(String::new()),
-                    },
-                    message_count: t.count,
-                })
-                .collect(),
-            compression_format: String::new(),
-            compression_mode: String::new(),
-            relative_file_paths: vec![self.file_name.clone()],
-            files: vec![FileInfo {
-                path: self.file_name.clone(),
-                starting_time: SinceEpoch {
-                    nanoseconds_since_epoch: start,
-                },
-                duration,
-                message_count: count,
-            }],
-        };
-        let yaml = serde_norway::to_string(&MetadataFile {
-            rosbag2_bagfile_information: info,
-        })
-        .map_err(|e| BagError::write(&dir, e))?;
-        let p = dir.join("metadata.yaml");
-        std::fs::write(&p, yaml).map_err(|e| BagError::io(&p, e))
-    }
 }

@@ -3,7 +3,7 @@
 //! orientation) into the target messages `arm_ik make-bag` writes.
 //!
 //! ```yaml
-//! topic: /target_pose      # default
+//! topic: /target_point     # default: /target_point, or /target_pose with orientations
 //! frame_id: base_link      # default
 //! rate_hz: 50              # default
 //! start_time_ns: 1700000000000000000   # bag time of t = 0 (default)
@@ -13,15 +13,43 @@
 //!   - {time: 2.0, position: [0.20, 0.08, 0.20], orientation: [0, 0, 0, 1]}
 //! ```
 //!
-//! Orientation is on every waypoint (a `PoseStamped` topic) or on none (a
-//! `PointStamped` topic: position-only targets).
+//! Orientation is on every waypoint (`PoseStamped` targets) or on none
+//! (`PointStamped`: position-only targets). Each goes on the topic
+//! `ik_node` takes it on unless `topic` names another; naming the other
+//! type's topic is an error, since DDS would match neither the node nor a
+//! recorder to it.
 
 use super::messages::{Header, StampedTarget, TargetType};
 use serde::Deserialize;
+use thiserror::Error;
 
-fn default_topic() -> String {
-    "/target_pose".into()
+/// The fastest target stream `make-bag` writes without being forced:
+/// 1 kHz is the input rate the node is measured at (README, Benchmarks);
+/// a faster one is a typo more often than a test.
+pub const MAX_RATE_HZ: f64 = 1000.0;
+
+/// The most messages `make-bag` writes without being forced: about 3 s of
+/// work and at most about 150 MB in MCAP, 450 MB in sqlite3. A scenario at
+/// `rate_hz: 1e9` once filled 856 MB of disk in 20 s.
+pub const MAX_MESSAGES: u64 = 5_000_000;
+
+/// A scenario that would write a larger bag than asked for is likely.
+#[derive(Debug, Error, PartialEq)]
+pub enum TooBig {
+    #[error(
+        "rate_hz {rate_hz} is above {MAX_RATE_HZ} Hz, the most make-bag writes without --force"
+    )]
+    Rate { rate_hz: f64 },
+    #[error(
+        "{messages} messages ({seconds:.0} s at {rate_hz} Hz) are more than {MAX_MESSAGES}, the most make-bag writes without --force; lower rate_hz or repeat"
+    )]
+    Messages {
+        messages: u64,
+        seconds: f64,
+        rate_hz: f64,
+    },
 }
+
 fn default_frame() -> String {
     "base_link".into()
 }
@@ -38,8 +66,9 @@ fn default_repeat() -> u64 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    #[serde(default = "default_topic")]
-    pub topic: String,
+    /// Default: the type's own topic (see [`Scenario::topic`]).
+    #[serde(default)]
+    pub topic: Option<String>,
     #[serde(default = "default_frame")]
     pub frame_id: String,
     #[serde(default = "default_rate")]
@@ -81,6 +110,7 @@ impl Scenario {
         if self.waypoints.is_empty() {
             return Err("no waypoints".into());
         }
+        self.check_topic()?;
         let with_q = self.waypoints[0].orientation.is_some();
         let mut last = f64::NEG_INFINITY;
         for (i, w) in self.waypoints.iter_mut().enumerate() {
@@ -113,6 +143,35 @@ impl Scenario {
         Ok(())
     }
 
+    /// A topic that `ik_node` takes the other type on is refused.
+    fn check_topic(&self) -> Result<(), String> {
+        let ty = self.target_type();
+        match &self.topic {
+            Some(t) if t.trim_start_matches('/') == ty.other().topic().trim_start_matches('/') => {
+                Err(format!(
+                    "topic {t} carries {} for ik_node, but these waypoints are {} ({}): \
+                     leave topic out for {}, or name a remapped topic",
+                    ty.other().short_name(),
+                    ty.short_name(),
+                    if ty == TargetType::Point {
+                        "no orientation"
+                    } else {
+                        "with orientations"
+                    },
+                    ty.topic()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The topic the targets go on.
+    pub fn topic(&self) -> &str {
+        self.topic
+            .as_deref()
+            .unwrap_or_else(|| self.target_type().topic())
+    }
+
     pub fn target_type(&self) -> TargetType {
         if self.waypoints[0].orientation.is_some() {
             TargetType::Pose
@@ -125,6 +184,25 @@ impl Scenario {
     fn per_pass(&self) -> u64 {
         let last = self.waypoints[self.waypoints.len() - 1].time;
         (last * self.rate_hz + 1e-9).floor() as u64 + 1
+    }
+
+    /// Refuses a rate above [`MAX_RATE_HZ`] or more than [`MAX_MESSAGES`]
+    /// messages (asking for `--force`).
+    pub fn check_size(&self) -> Result<(), TooBig> {
+        if self.rate_hz > MAX_RATE_HZ {
+            return Err(TooBig::Rate {
+                rate_hz: self.rate_hz,
+            });
+        }
+        let messages = self.len();
+        if messages > MAX_MESSAGES {
+            return Err(TooBig::Messages {
+                messages,
+                seconds: messages as f64 / self.rate_hz,
+                rate_hz: self.rate_hz,
+            });
+        }
+        Ok(())
     }
 
     /// How many messages [`Scenario::samples`] yields.
@@ -242,5 +320,54 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("every waypoint"), "{e}");
+    }
+
+    #[test]
+    fn rates_and_counts_beyond_the_maximum_are_refused() {
+        let yaml = |rate: &str| {
+            format!(
+                "rate_hz: {rate}\nwaypoints:\n  - {{time: 0, position: [0, 0, 0]}}\n  - {{time: 10, position: [0, 0, 1]}}\n"
+            )
+        };
+        let s = Scenario::from_yaml(&yaml("1e9")).unwrap();
+        assert_eq!(s.check_size(), Err(TooBig::Rate { rate_hz: 1e9 }));
+        let mut s = Scenario::from_yaml(&yaml("1000")).unwrap();
+        assert_eq!(s.check_size(), Ok(()));
+        s.repeat = 500;
+        let e = s.check_size().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                TooBig::Messages {
+                    messages: 5_000_500,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("--force"), "{e}");
+    }
+
+    #[test]
+    fn targets_go_on_the_topic_ik_node_takes_their_type_on() {
+        let points = "waypoints:\n  - {time: 0, position: [0, 0, 0]}\n";
+        let poses = "waypoints:\n  - {time: 0, position: [0, 0, 0], orientation: [0, 0, 0, 1]}\n";
+        assert_eq!(
+            Scenario::from_yaml(points).unwrap().topic(),
+            "/target_point"
+        );
+        assert_eq!(Scenario::from_yaml(poses).unwrap().topic(), "/target_pose");
+        let remapped = format!("topic: /arm/goal\n{points}");
+        assert_eq!(Scenario::from_yaml(&remapped).unwrap().topic(), "/arm/goal");
+        let e = Scenario::from_yaml(&format!("topic: /target_pose\n{points}")).unwrap_err();
+        assert!(
+            e.contains("PoseStamped") && e.contains("/target_point"),
+            "{e}"
+        );
+        let e = Scenario::from_yaml(&format!("topic: target_point\n{poses}")).unwrap_err();
+        assert!(
+            e.contains("PointStamped") && e.contains("/target_pose"),
+            "{e}"
+        );
     }
 }

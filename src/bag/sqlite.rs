@@ -5,6 +5,7 @@
 //! thousand rows at a time: memory stays flat whatever the bag size, and no
 //! statement has to outlive a call (which a borrowing row iterator would).
 
+use super::compression::TempCopy;
 use super::{BagError, BagMessage, TopicInfo};
 use rusqlite::{Connection, OpenFlags, params};
 use std::collections::{HashMap, VecDeque};
@@ -24,6 +25,9 @@ pub struct SqliteReader {
     total: u64,
     read: u64,
     done: bool,
+    /// The decompressed copy being read, deleted after the connection
+    /// (fields drop in order).
+    _copy: Option<TempCopy>,
 }
 
 fn sql_error(path: &Path, e: rusqlite::Error) -> BagError {
@@ -35,13 +39,26 @@ fn sql_error(path: &Path, e: rusqlite::Error) -> BagError {
 
 impl SqliteReader {
     pub fn open(path: &Path) -> Result<SqliteReader, BagError> {
-        if !path.is_file() {
+        SqliteReader::open_as(path, path)
+    }
+
+    /// Reads the decompressed copy of a file-mode compressed `path` (named
+    /// in errors), and deletes the copy when dropped.
+    pub(crate) fn open_copy(copy: TempCopy, path: &Path) -> Result<SqliteReader, BagError> {
+        let mut r = SqliteReader::open_as(copy.path(), path)?;
+        r._copy = Some(copy);
+        Ok(r)
+    }
+
+    /// Opens `file`, naming `path` in errors.
+    fn open_as(file: &Path, path: &Path) -> Result<SqliteReader, BagError> {
+        if !file.is_file() {
             return Err(BagError::io(
                 path,
                 std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             ));
         }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        let conn = Connection::open_with_flags(file, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|e| sql_error(path, e))?;
         let mut topics = HashMap::new();
         {
@@ -74,6 +91,7 @@ impl SqliteReader {
             total: total as u64,
             read: 0,
             done: false,
+            _copy: None,
         })
     }
 

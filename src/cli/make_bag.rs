@@ -1,7 +1,9 @@
 //! `arm_ik make-bag`: a target bag from a waypoint scenario, so CI
 //! scenarios need no robot and no ROS.
 
+use super::progress::Progress;
 use arm_ik::bag::cdr::Endian;
+use arm_ik::bag::output::{Existing, Inputs};
 use arm_ik::bag::scenario::Scenario;
 use arm_ik::bag::{BagWriter, Storage};
 use std::path::PathBuf;
@@ -12,7 +14,7 @@ pub struct Args {
     /// The scenario YAML (see tests/data/scenario.yaml).
     waypoints: PathBuf,
     /// The bag to write: a folder (metadata.yaml + one storage file), or a
-    /// .mcap file with --storage mcap.
+    /// .mcap file with --storage mcap; it must not exist (see --overwrite).
     #[arg(long)]
     output: PathBuf,
     #[arg(long, value_enum, default_value = "mcap")]
@@ -23,6 +25,12 @@ pub struct Args {
     /// Write big-endian CDR (CDR_BE) instead of little-endian.
     #[arg(long)]
     big_endian: bool,
+    /// Replace an existing --output (a bag folder, or a .mcap file).
+    #[arg(long)]
+    overwrite: bool,
+    /// Write a rate above 1000 Hz or more than 5 000 000 messages.
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -33,23 +41,37 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = a.repeat {
         s.repeat = r;
     }
+    if !a.force {
+        s.check_size()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
+    }
     let endian = if a.big_endian {
         Endian::Big
     } else {
         Endian::Little
     };
-    let mut w = BagWriter::create(&a.output, a.storage)?;
-    let topic = w.add_topic(&s.topic, s.target_type().name())?;
+    let existing = if a.overwrite {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    let inputs = Inputs::of(&a.waypoints)?;
+    let mut w = BagWriter::create_with(&a.output, a.storage, existing, &inputs)?;
+    let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;
+    let total = s.len();
+    let mut progress = Progress::new();
     for (t, target) in s.samples() {
         w.write(topic, t, &target.encode(endian))?;
         n += 1;
+        progress.update(n, || n as f64 / total as f64);
     }
+    progress.finish();
     w.finish()?;
     println!(
         "arm_ik make-bag: {} messages on {} ({}) at {} Hz to {} ({})",
         n,
-        s.topic,
+        s.topic(),
         s.target_type().name(),
         s.rate_hz,
         a.output.display(),

@@ -8,6 +8,7 @@ mod make_bag;
 mod params;
 mod parse;
 mod ports;
+mod progress;
 mod replay;
 mod robot;
 mod settings_args;
@@ -43,7 +44,7 @@ enum Command {
     Latency(latency::Args),
     /// Replay a rosbag2 bag's targets (MCAP or sqlite3) through the node
     /// core and check every target and tick; exit 0 only if all checks pass.
-    Replay(replay::Args),
+    Replay(Box<replay::Args>),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
     /// Send one joint-space pose to the servos (firmware bridge or Feetech
@@ -56,9 +57,31 @@ enum Command {
     Params(params::Args),
 }
 
-/// Exit code for "ran, but the answer is not good enough" (a target not
-/// reached, a benchmark below its goal): distinct from 1, an error.
+/// Exit code for an error: input that cannot be read or is invalid, a
+/// device that cannot be reached, an output that may not be written.
+pub const EXIT_ERROR: u8 = 1;
+
+/// Exit code for "ran, but the answer is not good enough" (a target only
+/// reached best effort, a replay check or a latency limit failed):
+/// distinct from 1, an error.
 pub const EXIT_NOT_REACHED: u8 = 2;
+
+/// Exit code for a command line that could not be understood (an unknown
+/// flag, a missing argument, a value that does not parse): nothing ran.
+/// clap's own code for this is 2, which a CI script would read as a
+/// failed check; 64 is `EX_USAGE` of BSD's `sysexits.h`.
+pub const EXIT_USAGE: u8 = 64;
+
+/// Prints clap's message and exits with [`EXIT_USAGE`]; `--help` and
+/// `--version` (also "errors" to clap) print on stdout and exit 0.
+pub fn usage_error(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -67,7 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => sim::run(a),
         Command::Latency(a) => latency::run(a),
-        Command::Replay(a) => replay::run(a),
+        Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Ports(a) => ports::run(a),

@@ -1,18 +1,20 @@
 //! `arm_ik replay`: a rosbag2 bag's targets through the node core on the
 //! bag's clock, with pass/fail checks for CI (exit 0 only when all pass).
 
+use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
 use anyhow::Context as _;
 use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
+use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
+use arm_ik::replay::topics::{TargetTopics, list};
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,9 +28,13 @@ pub struct Args {
     config: Option<PathBuf>,
     #[command(flatten)]
     robot: RobotArgs,
-    /// The target topic (geometry_msgs/msg/PoseStamped or PointStamped).
-    #[arg(long, default_value = "/target_pose")]
-    topic: String,
+    /// Topic of the PoseStamped targets, as ik_node's target_pose remapped.
+    #[arg(long, value_name = "TOPIC", default_value = "/target_pose")]
+    pose_topic: String,
+    /// Topic of the PointStamped (position-only) targets, as ik_node's
+    /// target_point remapped.
+    #[arg(long, value_name = "TOPIC", default_value = "/target_point")]
+    point_topic: String,
     #[command(flatten)]
     solver: SolverArgs,
     #[command(flatten)]
@@ -57,9 +63,13 @@ pub struct Args {
     #[arg(long)]
     report: Option<PathBuf>,
     /// Write the joint states and the targets as a rosbag2 MCAP bag (a
-    /// folder, or one file when the name ends in .mcap).
+    /// folder, or one file when the name ends in .mcap); it must not exist
+    /// (see --overwrite) nor be any file of the bag being read.
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Replace an existing --output (the reports are always replaced).
+    #[arg(long)]
+    overwrite: bool,
     /// Write JUnit XML of the checks.
     #[arg(long)]
     junit: Option<PathBuf>,
@@ -73,7 +83,7 @@ pub struct Args {
 
 /// Joint states to the output bag and the plot.
 struct Sink {
-    out: Option<(BagWriter, TopicId, TopicId)>,
+    out: Option<(BagWriter, TopicId)>,
     plot: Option<PlotRecorder>,
     error: Option<arm_ik::bag::BagError>,
 }
@@ -83,7 +93,7 @@ impl TickSink for Sink {
         if let Some(p) = &mut self.plot {
             p.record(js.stamp, js, tracking_error);
         }
-        if let (Some((w, joints, _)), None) = (&mut self.out, &self.error) {
+        if let (Some((w, joints)), None) = (&mut self.out, &self.error) {
             let msg = JointStateMsg {
                 header: Header {
                     stamp_ns: log_time_ns as i64,
@@ -126,32 +136,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.max_position_error
         );
     }
+    let topics = TargetTopics::new(&a.pose_topic, &a.point_topic)
+        .map_err(|e| anyhow::anyhow!("--pose-topic, --point-topic: {e}"))?;
     let mut bag = BagReader::open(&a.bag)?;
-    if let Some(topics) = bag.declared_topics() {
-        match topics.iter().find(|t| t.name == a.topic) {
-            None => anyhow::bail!(
-                "{}: no topic {} in the bag; its topics: {}",
-                a.bag.display(),
-                a.topic,
-                list(
-                    topics
-                        .iter()
-                        .map(|t| (t.name.as_str(), t.type_name.as_str()))
-                )
-            ),
-            Some(t) if TargetType::from_name(&t.type_name).is_none() => anyhow::bail!(
-                "{}: topic {} has type {}; replay needs {} or {}",
-                a.bag.display(),
-                a.topic,
-                t.type_name,
-                TargetType::Pose.name(),
-                TargetType::Point.name()
-            ),
-            Some(_) => {}
-        }
+    // Outputs are checked before the replay, so a long run does not end
+    // in a refusal; they never touch the bag being read.
+    let inputs = Inputs::of(&a.bag)?;
+    for p in [&a.report, &a.junit, &a.plot].into_iter().flatten() {
+        output::check_file(p, Existing::Replace, &inputs)?;
+    }
+    if let Some(declared) = bag.declared_topics() {
+        topics
+            .check_declared(&declared)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.bag.display()))?;
     }
     let opts = ReplayOptions {
-        topic: a.topic.clone(),
+        topics,
         position_only: a.position_only,
         settle_s: a.settle,
         max_listed: 1000,
@@ -165,14 +165,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let names = core.joint_names().to_vec();
     let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
     let mut sink = Sink {
-        out: None,
+        out: output_bag(&a, &inputs)?,
         plot: a.plot.as_ref().map(|_| PlotRecorder::new(&names, 4000)),
         error: None,
     };
-    let mut target_topic: Option<TopicId> = None;
-    let progress = std::io::stderr().is_terminal();
-    let start = Instant::now();
-    let mut last_progress = start;
+    // Output topics of the pose and point targets, added when first seen.
+    let mut target_topics: [Option<TopicId>; 2] = [None, None];
+    let mut progress = Progress::new();
     let mut n = 0u64;
     while let Some(item) = bag.next() {
         let msg = match item {
@@ -183,65 +182,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 break;
             }
         };
-        if let Some(p) = &a.output
-            && sink.out.is_none()
-            && sink.error.is_none()
-        {
-            match BagWriter::create(p, Storage::Mcap).and_then(|mut w| {
-                let j = w.add_topic("/joint_states", JOINT_STATE)?;
-                Ok((w, j))
-            }) {
-                Ok((w, j)) => sink.out = Some((w, j, j)),
-                Err(e) => sink.error = Some(e),
-            }
-        }
         replay.feed(&msg, &mut sink);
-        if *msg.topic == *a.topic
-            && let Some((w, _, _)) = &mut sink.out
-            && TargetType::from_name(&msg.type_name).is_some()
+        if let Some(kind) = replay.options().topics.target_type(&msg.topic)
+            && TargetType::from_name(&msg.type_name) == Some(kind)
+            && let Some((w, _)) = &mut sink.out
         {
-            let id = match target_topic {
+            let slot = &mut target_topics[kind as usize];
+            let id = match *slot {
                 Some(id) => Ok(id),
-                None => w.add_topic(&a.topic, &msg.type_name),
+                None => w.add_topic(&msg.topic, kind.name()),
             };
-            match id.and_then(|id| {
-                target_topic = Some(id);
+            if let Err(e) = id.and_then(|id| {
+                *slot = Some(id);
                 w.write(id, msg.log_time_ns, &msg.data)
             }) {
-                Ok(()) => {}
-                Err(e) => sink.error = Some(e),
+                sink.error = Some(e);
             }
         }
         n += 1;
-        if progress
-            && n.is_multiple_of(4096)
-            && last_progress.elapsed() > Duration::from_millis(250)
-        {
-            last_progress = Instant::now();
-            if start.elapsed() > Duration::from_secs(1) {
-                let f = bag.progress();
-                let width = 30;
-                let done = (f * width as f64) as usize;
-                eprint!(
-                    "\r\x1b[K[{}{}] {:5.1}%  {} messages  {:.0}/s",
-                    "#".repeat(done),
-                    " ".repeat(width - done),
-                    f * 100.0,
-                    n,
-                    n as f64 / start.elapsed().as_secs_f64()
-                );
-            }
-        }
+        progress.update(n, || bag.progress());
     }
-    if progress && start.elapsed() > Duration::from_secs(1) {
-        eprint!("\r\x1b[K");
-    }
+    progress.finish();
     let report = replay.finish(&mut sink);
     if report.messages == 0 && report.bag_error.is_none() {
         anyhow::bail!(
-            "{}: no messages on topic {}; topics in the bag: {}",
+            "{}: no messages on {} or {}; topics in the bag: {}",
             a.bag.display(),
-            a.topic,
+            report.pose_topic,
+            report.point_topic,
             list(
                 bag.seen_topics()
                     .iter()
@@ -252,7 +220,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(e) = sink.error.take() {
         return Err(e.into());
     }
-    if let Some((w, _, _)) = sink.out.take() {
+    if let Some((w, _)) = sink.out.take() {
         w.finish()?;
     }
     if let (Some(p), Some(rec)) = (&a.plot, &sink.plot) {
@@ -261,15 +229,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.bag.display(),
             report.solver
         );
-        std::fs::write(p, rec.svg(&title)).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, rec.svg(&title).as_bytes(), Existing::Replace, &inputs)?;
     }
     if let Some(p) = &a.junit {
-        std::fs::write(p, junit_xml(&report))
-            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, junit_xml(&report).as_bytes(), Existing::Replace, &inputs)?;
     }
     if let Some(p) = &a.report {
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        output::write_file(p, text.as_bytes(), Existing::Replace, &inputs)?;
     }
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -288,20 +255,36 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn list<'a>(topics: impl Iterator<Item = (&'a str, &'a str)>) -> String {
-    let v: Vec<String> = topics.map(|(n, t)| format!("{n} ({t})")).collect();
-    if v.is_empty() {
-        "none".into()
+/// The `--output` bag with its joint-state topic, created before the
+/// replay (under a temporary name until it is finished).
+fn output_bag(a: &Args, inputs: &Inputs) -> anyhow::Result<Option<(BagWriter, TopicId)>> {
+    let Some(p) = &a.output else {
+        return Ok(None);
+    };
+    let existing = if a.overwrite {
+        Existing::Replace
     } else {
-        v.join(", ")
-    }
+        Existing::Refuse
+    };
+    let mut w = BagWriter::create_with(p, Storage::Mcap, existing, inputs)?;
+    let joints = w.add_topic("/joint_states", JOINT_STATE)?;
+    Ok(Some((w, joints)))
 }
 
 fn summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     writeln!(
         out,
-        "arm_ik replay: {} on {}: {} targets, {:.1} s simulated in {:.3} s wall ({:.0} messages/s, {} solver)",
-        r.bag, r.topic, r.messages, r.simulated_s, r.wall_s, r.messages_per_s, r.solver
+        "arm_ik replay: {}: {} targets ({} on {}, {} on {}), {:.1} s simulated in {:.3} s wall ({:.0} messages/s, {} solver)",
+        r.bag,
+        r.messages,
+        r.pose_messages,
+        r.pose_topic,
+        r.point_messages,
+        r.point_topic,
+        r.simulated_s,
+        r.wall_s,
+        r.messages_per_s,
+        r.solver
     )?;
     writeln!(
         out,

@@ -64,12 +64,31 @@ pub enum ModelError {
         z: f64,
     },
 
-    #[error("{source_name}: joint '{joint}' has a non-finite {field}: {value}")]
+    /// A number written as `inf`, `nan` or beyond the range of a float.
+    #[error(
+        "{source_name}: {kind} '{name}' has a non-finite {field}: \"{value}\" (line {line}); URDF numbers must be finite, as ROS's URDF parser requires{}",
+        unbounded_hint(.field)
+    )]
     NonFinite {
         source_name: String,
-        joint: String,
-        field: &'static str,
+        /// `joint` or `link`.
+        kind: &'static str,
+        name: String,
+        /// The element path below the joint or link and the attribute,
+        /// e.g. `limit lower` or `inertial origin xyz`.
+        field: String,
+        /// The attribute as written.
         value: String,
+        line: usize,
+    },
+
+    #[error("{source_name}: unexpanded xacro, not URDF ({sign}): {}", xacro_hint(.file))]
+    UnexpandedXacro {
+        source_name: String,
+        /// What gave it away, with its line.
+        sign: String,
+        /// The file, when the text came from one.
+        file: Option<String>,
     },
 
     #[error(
@@ -156,5 +175,23 @@ fn hint_suffix(h: &str) -> String {
         String::new()
     } else {
         format!(": {h}")
+    }
+}
+
+fn unbounded_hint(field: &str) -> &'static str {
+    if field == "limit lower" || field == "limit upper" {
+        "; a joint that turns without bounds is type=\"continuous\""
+    } else {
+        ""
+    }
+}
+
+/// How to expand xacro, for a file or for `robot_description` text.
+fn xacro_hint(file: &Option<String>) -> String {
+    match file {
+        Some(f) => format!(
+            "expand it first with `xacro {f} > robot.urdf` (with ROS 2 sourced: `ros2 run xacro xacro {f} > robot.urdf`) and give robot.urdf"
+        ),
+        None => "expand the xacro before it becomes robot_description: `xacro robot.urdf.xacro > robot.urdf` (with ROS 2 sourced: `ros2 run xacro xacro robot.urdf.xacro > robot.urdf`), or in a launch file `Command(['xacro ', path])`".into(),
     }
 }

@@ -5,8 +5,11 @@
 //! the tip offset), so forward kinematics touches only the joints that move.
 
 mod error;
+mod finite;
 mod kinematics;
 mod urdf;
+mod urdf_text;
+mod xacro;
 
 pub use error::ModelError;
 pub use kinematics::{Frames, Twist};

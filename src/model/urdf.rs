@@ -3,7 +3,7 @@
 //! `urdf-rs` does the XML; this module checks what it does not (finite
 //! numbers, non-zero axes, tree shape) and reports problems by name.
 
-use super::{Chain, Joint, JointKind, Limits, ModelError, Transform};
+use super::{Chain, Joint, JointKind, Limits, ModelError, Transform, finite, xacro};
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use std::collections::HashMap;
 use std::path::Path;
@@ -47,12 +47,17 @@ impl RobotTree {
             source_name: source.clone(),
             detail: e.to_string(),
         })?;
-        RobotTree::from_str(&text, &source)
+        RobotTree::parse(&text, &source, Some(path))
     }
 
     /// Parses and validates URDF XML; `source` names it in errors.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(xml: &str, source: &str) -> Result<RobotTree, ModelError> {
+        RobotTree::parse(xml, source, None)
+    }
+
+    /// `file` is where the text came from, if from a file.
+    fn parse(xml: &str, source: &str, file: Option<&Path>) -> Result<RobotTree, ModelError> {
         let not_urdf = |detail: String| ModelError::NotUrdf {
             source_name: source.to_owned(),
             detail,
@@ -70,20 +75,12 @@ impl RobotTree {
                 trimmed.chars().take(20).collect::<String>()
             )));
         }
+        xacro::refuse_unexpanded(xml, source, file)?;
         if !xml.contains("<robot") {
             return Err(not_urdf("no <robot> element".into()));
         }
-        let robot = urdf_rs::read_from_string(xml).map_err(|e| {
-            // An unexpanded .urdf.xacro fails on a `${...}` number, which
-            // urdf-rs reports without saying why.
-            if xml.contains("<xacro:") || xml.contains("${") {
-                not_urdf(format!(
-                    "{e} (this looks like an unexpanded xacro file; run `xacro` on it first)"
-                ))
-            } else {
-                not_urdf(e.to_string())
-            }
-        })?;
+        finite::refuse_non_finite(xml, source)?;
+        let robot = urdf_rs::read_from_string(xml).map_err(|e| not_urdf(e.to_string()))?;
         Self::from_robot(robot, source)
     }
 
@@ -352,19 +349,9 @@ fn origin_transform(p: &urdf_rs::Pose) -> Transform {
     )
 }
 
+/// Axes and limits; numbers written as `inf` or `nan` are refused from the
+/// text before parsing (see `finite`).
 fn check_joint_numbers(j: &urdf_rs::Joint, source: &str) -> Result<(), ModelError> {
-    let bad = |field: &'static str, value: String| ModelError::NonFinite {
-        source_name: source.to_owned(),
-        joint: j.name.clone(),
-        field,
-        value,
-    };
-    if j.origin.xyz.iter().any(|v| !v.is_finite()) {
-        return Err(bad("origin xyz", format!("{:?}", j.origin.xyz.0)));
-    }
-    if j.origin.rpy.iter().any(|v| !v.is_finite()) {
-        return Err(bad("origin rpy", format!("{:?}", j.origin.rpy.0)));
-    }
     let moving = matches!(
         j.joint_type,
         urdf_rs::JointType::Revolute
@@ -375,9 +362,6 @@ fn check_joint_numbers(j: &urdf_rs::Joint, source: &str) -> Result<(), ModelErro
         return Ok(());
     }
     let a = j.axis.xyz.0;
-    if a.iter().any(|v| !v.is_finite()) {
-        return Err(bad("axis", format!("{a:?}")));
-    }
     if Vector3::from(a).norm() < 1e-9 {
         return Err(ModelError::ZeroAxis {
             source_name: source.to_owned(),
@@ -403,9 +387,6 @@ fn check_joint_numbers(j: &urdf_rs::Joint, source: &str) -> Result<(), ModelErro
             });
         }
         let (lo, hi) = (j.limit.lower, j.limit.upper);
-        if lo.is_nan() || hi.is_nan() {
-            return Err(bad("limit", format!("lower={lo} upper={hi}")));
-        }
         if lo > hi {
             return Err(ModelError::InvertedLimits {
                 source_name: source.to_owned(),

@@ -14,6 +14,7 @@
 
 pub mod junit;
 pub mod plot;
+pub mod topics;
 
 use crate::bag::BagMessage;
 use crate::bag::messages::{StampedTarget, TargetType};
@@ -21,6 +22,7 @@ use crate::node::status::Rejections;
 use crate::node::{JointState, NodeCore, TargetMsg};
 use crate::servo::ServoOutput;
 use serde::Serialize;
+use topics::TargetTopics;
 
 /// Pass/fail limits of a replay.
 #[derive(Debug, Clone, Serialize)]
@@ -81,13 +83,17 @@ pub struct Check {
     pub detail: String,
 }
 
-/// What a replay found. Counts are over the messages on the target topic.
+/// What a replay found. Counts are over the messages on the two target
+/// topics.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub bag: String,
-    pub topic: String,
+    pub pose_topic: String,
+    pub point_topic: String,
     pub solver: &'static str,
     pub messages: u64,
+    pub pose_messages: u64,
+    pub point_messages: u64,
     pub reached: u64,
     pub best_effort: u64,
     pub unreachable: u64,
@@ -96,7 +102,7 @@ pub struct Report {
     pub rejected_by_reason: Rejections,
     /// Could not be decoded.
     pub malformed: u64,
-    /// Not a PoseStamped or PointStamped.
+    /// Not the type `ik_node` takes on that topic.
     pub wrong_type: u64,
     /// Replaced by a newer target before the next tick (not a failure).
     pub superseded: u64,
@@ -131,7 +137,8 @@ pub struct Report {
 /// Replay settings besides the node's own.
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
-    pub topic: String,
+    /// Where targets are read, as `ik_node` subscribes.
+    pub topics: TargetTopics,
     /// Ignore the orientation of PoseStamped targets (5-DOF arms, or bags
     /// recorded for position control).
     pub position_only: bool,
@@ -146,7 +153,7 @@ pub struct ReplayOptions {
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
-            topic: "/target_pose".into(),
+            topics: TargetTopics::default(),
             position_only: false,
             settle_s: 10.0,
             max_listed: 1000,
@@ -189,9 +196,12 @@ impl<S: ServoOutput> Replay<S> {
         let n = q.len();
         let report = Report {
             bag: bag.to_string(),
-            topic: opts.topic.clone(),
+            pose_topic: opts.topics.topic(TargetType::Pose).into(),
+            point_topic: opts.topics.topic(TargetType::Point).into(),
             solver: core.status().solver,
             messages: 0,
+            pose_messages: 0,
+            point_messages: 0,
             reached: 0,
             best_effort: 0,
             unreachable: 0,
@@ -243,6 +253,10 @@ impl<S: ServoOutput> Replay<S> {
         &self.core
     }
 
+    pub fn options(&self) -> &ReplayOptions {
+        &self.opts
+    }
+
     /// The report so far (final after [`Replay::finish`]).
     pub fn report(&self) -> &Report {
         &self.report
@@ -268,12 +282,16 @@ impl<S: ServoOutput> Replay<S> {
 
     /// Takes one message from the bag; ticks the core up to its time first.
     pub fn feed(&mut self, msg: &BagMessage, sink: &mut impl TickSink) {
-        if *msg.topic != *self.opts.topic {
+        let Some(expected) = self.opts.topics.target_type(&msg.topic) else {
             self.report.other_topic_messages += 1;
             return;
-        }
+        };
         let index = self.report.messages;
         self.report.messages += 1;
+        match expected {
+            TargetType::Pose => self.report.pose_messages += 1,
+            TargetType::Point => self.report.point_messages += 1,
+        }
         let log = msg.log_time_ns;
         let t0 = *self.t0.get_or_insert(log);
         // The simulated clock never runs backwards, even if the bag does.
@@ -281,18 +299,16 @@ impl<S: ServoOutput> Replay<S> {
         self.run_until(t, sink);
         self.now = t;
 
-        let Some(kind) = TargetType::from_name(&msg.type_name) else {
+        if TargetType::from_name(&msg.type_name) != Some(expected) {
             self.report.wrong_type += 1;
-            let detail = format!(
-                "type '{}', expected {} or {}",
-                msg.type_name,
-                TargetType::Pose.name(),
-                TargetType::Point.name()
-            );
+            let detail = self
+                .opts
+                .topics
+                .wrong_type(&msg.topic, &msg.type_name, expected);
             self.fail(index, log, "wrong_type", detail);
             return;
-        };
-        let target = match StampedTarget::decode(kind, &msg.data) {
+        }
+        let target = match StampedTarget::decode(expected, &msg.data) {
             Ok(t) => t,
             Err(e) => {
                 self.report.malformed += 1;
@@ -508,7 +524,10 @@ impl<S: ServoOutput> Replay<S> {
             Check {
                 name: "targets",
                 passed: r.messages > 0,
-                detail: format!("{} messages on {}", r.messages, r.topic),
+                detail: format!(
+                    "{} messages on {}, {} on {}",
+                    r.pose_messages, r.pose_topic, r.point_messages, r.point_topic
+                ),
             },
             Check {
                 name: "reachable",

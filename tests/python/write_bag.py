@@ -1,56 +1,122 @@
 """Writes a rosbag2 target bag with the independent `rosbags` library.
 
 usage: write_bag.py OUT_DIR STORAGE(mcap|sqlite3) ENDIAN(le|be) TYPE(pose|point) COUNT
+                    [COMPRESSION(none|file|message) [VERSION(8|9) [SPLIT(1|2)]]]
 
 Targets: message k at log time 1.7e18 + k * 20 ms, header stamp = log time,
 frame base_link, position (0.2, 0.001 k, 0.15), orientation (0, 0, 0, 1)
-for poses. Also writes an /other topic (std_msgs/msg/String) so replay has
-to pick its topic. Prints the values written as JSON on stdout.
+for poses; poses on /target_pose, points on /target_point, as ik_node
+subscribes. Also writes an /other topic (std_msgs/msg/String) so replay
+has to pick its topics. COMPRESSION is what `ros2 bag record
+--compression-mode file|message --compression-format zstd` writes. SPLIT 2
+writes the messages into two storage files, OUT_0 and OUT_1, with one
+metadata.yaml listing both, as rosbag2 splits a recording. Prints the
+values written as JSON on stdout.
 """
+import copy
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
-from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
+from ruamel.yaml import YAML
+
+STORE = get_typestore(Stores.ROS2_HUMBLE)
+T = STORE.types
+
+
+def target(kind: str, k: int) -> tuple[int, object, list[float]]:
+    t = 1_700_000_000_000_000_000 + k * 20_000_000
+    header = T['std_msgs/msg/Header'](
+        stamp=T['builtin_interfaces/msg/Time'](sec=t // 10**9, nanosec=t % 10**9),
+        frame_id='base_link',
+    )
+    p = T['geometry_msgs/msg/Point'](x=0.2, y=0.001 * k, z=0.15)
+    if kind == 'pose':
+        q = T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.0, w=1.0)
+        pose = T['geometry_msgs/msg/Pose'](position=p, orientation=q)
+        msg = T['geometry_msgs/msg/PoseStamped'](header=header, pose=pose)
+    else:
+        msg = T['geometry_msgs/msg/PointStamped'](header=header, point=p)
+    return t, msg, [p.x, p.y, p.z]
+
+
+def write(out: Path, storage: str, little: bool, kind: str, ks: range, compression: str,
+          version: int) -> list[dict]:
+    typename = f'geometry_msgs/msg/{"PoseStamped" if kind == "pose" else "PointStamped"}'
+    topic = '/target_pose' if kind == 'pose' else '/target_point'
+    plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
+    w = Writer(out, version=version, storage_plugin=plugin)
+    if compression != 'none':
+        mode = CompressionMode.FILE if compression == 'file' else CompressionMode.MESSAGE
+        w.set_compression(mode, CompressionFormat.ZSTD)
+    written = []
+    with w:
+        conn = w.add_connection(topic, typename, typestore=STORE)
+        other = w.add_connection('/other', 'std_msgs/msg/String', typestore=STORE)
+        for k in ks:
+            t, msg, position = target(kind, k)
+            w.write(conn, t, bytes(STORE.serialize_cdr(msg, typename, little_endian=little)))
+            written.append({'t': t, 'position': position})
+            if k % 10 == 0:
+                s = T['std_msgs/msg/String'](data='noise')
+                w.write(other, t, bytes(STORE.serialize_cdr(s, 'std_msgs/msg/String',
+                                                            little_endian=little)))
+    return written
+
+
+def merge_split(out: Path, parts: list[Path]) -> None:
+    """One bag folder from single-file bags: their storage files renamed
+    OUT_0, OUT_1, ..., and one metadata.yaml listing them in order."""
+    yaml = YAML(typ='safe')
+    metas = [yaml.load((p / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+             for p in parts]
+    out.mkdir()
+    merged = copy.deepcopy(metas[0])
+    merged['relative_file_paths'] = []
+    merged['files'] = []
+    counts: dict[str, int] = {}
+    for i, (part, meta) in enumerate(zip(parts, metas)):
+        (src,) = [f for f in part.iterdir() if f.name != 'metadata.yaml']
+        name = f'{out.name}_{i}{"".join(src.suffixes)}'
+        shutil.move(str(src), out / name)
+        merged['relative_file_paths'].append(name)
+        merged['files'].append({**meta['files'][0], 'path': name})
+        for t in meta['topics_with_message_count']:
+            counts[t['topic_metadata']['name']] = (
+                counts.get(t['topic_metadata']['name'], 0) + t['message_count'])
+    for t in merged['topics_with_message_count']:
+        t['message_count'] = counts[t['topic_metadata']['name']]
+    merged['message_count'] = sum(m['message_count'] for m in metas)
+    last = metas[-1]
+    merged['duration']['nanoseconds'] = (
+        last['starting_time']['nanoseconds_since_epoch'] + last['duration']['nanoseconds']
+        - merged['starting_time']['nanoseconds_since_epoch'])
+    with (out / 'metadata.yaml').open('w') as f:
+        yaml.dump({'rosbag2_bagfile_information': merged}, f)
 
 
 def main() -> None:
     out, storage, endian, kind, count = sys.argv[1:6]
-    count = int(count)
-    store = get_typestore(Stores.ROS2_HUMBLE)
-    Header = store.types['std_msgs/msg/Header']
-    Time = store.types['builtin_interfaces/msg/Time']
-    Point = store.types['geometry_msgs/msg/Point']
-    Quat = store.types['geometry_msgs/msg/Quaternion']
-    Pose = store.types['geometry_msgs/msg/Pose']
-    PoseStamped = store.types['geometry_msgs/msg/PoseStamped']
-    PointStamped = store.types['geometry_msgs/msg/PointStamped']
-    String = store.types['std_msgs/msg/String']
-    plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
-    little = endian == 'le'
-    typename = (
-        'geometry_msgs/msg/PoseStamped' if kind == 'pose' else 'geometry_msgs/msg/PointStamped'
-    )
-    written = []
-    with Writer(Path(out), version=8, storage_plugin=plugin) as w:
-        conn = w.add_connection('/target_pose', typename, typestore=store)
-        other = w.add_connection('/other', 'std_msgs/msg/String', typestore=store)
-        for k in range(count):
-            t = 1_700_000_000_000_000_000 + k * 20_000_000
-            header = Header(stamp=Time(sec=t // 10**9, nanosec=t % 10**9), frame_id='base_link')
-            p = Point(x=0.2, y=0.001 * k, z=0.15)
-            if kind == 'pose':
-                msg = PoseStamped(
-                    header=header, pose=Pose(position=p, orientation=Quat(x=0.0, y=0.0, z=0.0, w=1.0))
-                )
-            else:
-                msg = PointStamped(header=header, point=p)
-            w.write(conn, t, bytes(store.serialize_cdr(msg, typename, little_endian=little)))
-            written.append({'t': t, 'position': [p.x, p.y, p.z]})
-            if k % 10 == 0:
-                s = store.serialize_cdr(String(data='noise'), 'std_msgs/msg/String', little_endian=little)
-                w.write(other, t, bytes(s))
+    compression = sys.argv[6] if len(sys.argv) > 6 else 'none'
+    version = int(sys.argv[7]) if len(sys.argv) > 7 else 8
+    split = int(sys.argv[8]) if len(sys.argv) > 8 else 1
+    out, count, little = Path(out), int(count), endian == 'le'
+    if split == 1:
+        written = write(out, storage, little, kind, range(count), compression, version)
+    else:
+        written = []
+        with tempfile.TemporaryDirectory() as tmp:
+            parts = []
+            for i in range(split):
+                part = Path(tmp) / f'part{i}'
+                ks = range(i * count // split, (i + 1) * count // split)
+                written += write(part, storage, little, kind, ks, compression, version)
+                parts.append(part)
+            merge_split(out, parts)
     json.dump(written, sys.stdout)
 
 
