@@ -8,6 +8,10 @@
 //! [`model`] → [`ik`] → [`servo`], [`bag`], [`bench`](mod@bench) → [`node`] →
 //! [`replay`], [`run`] (assembles a node on the output its parameters
 //! choose) → `ros`, the CLI and the binaries.
+//!
+//! `tests/layers.rs` reads the paragraph above and fails when a module
+//! imports from a layer above its own, or when the submodules of one
+//! module import each other in a cycle.
 
 pub mod bag;
 pub mod bench;

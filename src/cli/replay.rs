@@ -122,7 +122,7 @@ fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<NodeCore> {
     let in_file = || format!("{}: ik_node parameters", file.display());
     let settings = params.settings().with_context(in_file)?;
     let chain = robot.chain_for(&params, file)?;
-    settings.core(&chain).with_context(in_file)
+    NodeCore::from_settings(&chain, &settings).with_context(in_file)
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {

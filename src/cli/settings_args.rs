@@ -162,7 +162,7 @@ impl NodeArgs {
 
 /// The node core on virtual servos; a refused setting is named by its flag.
 pub fn node_core(settings: &NodeSettings, chain: &Chain) -> anyhow::Result<NodeCore> {
-    settings.core(chain).map_err(|e| match e {
+    NodeCore::from_settings(chain, settings).map_err(|e| match e {
         NodeError::Setting(e) => flag_error(e),
         other => other.into(),
     })

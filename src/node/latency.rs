@@ -9,9 +9,10 @@
 //! `benches/node.rs` (criterion) and `arm_ik latency` (p50/p99/max) both
 //! drive a [`LatencyProbe`], so their figures measure the same thing.
 
-use super::core::{NodeConfig, NodeCore, NodeError};
+use super::core::{NodeCore, NodeError};
 use super::msg::TargetMsg;
 use super::path::figure_eight;
+use super::settings::NodeConfig;
 use super::status::TimeSummary;
 use crate::ik::{Common, SolverConfig};
 use crate::model::Chain;

@@ -12,10 +12,12 @@
 //! canonical name, the ROS parameter's (`budget_ms`); each front-end shows
 //! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
 
+mod config;
 mod motion;
 mod solver;
 mod text;
 
+pub use config::NodeConfig;
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
@@ -23,7 +25,6 @@ pub use text::{
     parse_solver,
 };
 
-use super::core::{NodeConfig, NodeCore, NodeError};
 use crate::ik::{Common, SolverConfig};
 use crate::model::Chain;
 use std::fmt::Display;
@@ -99,13 +100,6 @@ impl NodeSettings {
     /// [`MotionSettings::node_config`].
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
         self.motion.node_config(chain)
-    }
-
-    /// The node core on virtual servos, as `arm_ik sim` and `replay` run it.
-    pub fn core(&self, chain: &Chain) -> Result<NodeCore, NodeError> {
-        let (solver, common) = self.solver_config(chain)?;
-        let config = self.node_config(chain)?;
-        NodeCore::with_virtual_servos(chain, solver, common, config)
     }
 }
 

@@ -1,9 +1,8 @@
 //! Motion settings: control rate and the limits of the arm's motion, with
 //! their defaults taken from [`NodeConfig::default`].
 
-use super::{SettingError, non_negative, positive};
+use super::{NodeConfig, SettingError, non_negative, positive};
 use crate::model::Chain;
-use crate::node::core::NodeConfig;
 
 /// How fast the loop runs and how the arm may move.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,107 @@
+//! The node core's own settings ([`NodeConfig`]): per joint where the arm
+//! needs it, checked against the chain into the motion limiter's limits.
+//! Below the core, so the core and the settings it is built from share one
+//! set of checks.
+
+use super::{SettingError, non_negative, positive};
+use crate::model::Chain;
+use crate::node::motion::AxisLimits;
+
+/// The node core's settings, per joint where the arm needs it; the
+/// front-ends build it from [`MotionSettings`](super::MotionSettings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeConfig {
+    /// Control rate (Hz): one motion step, joint state and servo command per
+    /// tick.
+    pub rate_hz: f64,
+    /// Per-joint speed limits; empty: the URDF `velocity` of each joint.
+    /// Either way capped at `velocity_cap`.
+    pub max_velocity: Vec<f64>,
+    /// Upper bound on every joint speed (rad/s or m/s): URDF speeds are the
+    /// servo's no-load figures, too fast for a loaded arm, and a joint
+    /// without one must still be limited.
+    pub velocity_cap: f64,
+    /// Per-joint acceleration limits; empty: `default_acceleration` for all.
+    pub max_acceleration: Vec<f64>,
+    /// (rad/s^2 or m/s^2) URDF has no acceleration limits.
+    pub default_acceleration: f64,
+    /// A best-effort answer is followed only when its position error is
+    /// below this (m); otherwise the arm holds and the target counts as
+    /// unreachable.
+    pub max_best_effort_error: f64,
+    /// Targets stamped further than this from the node clock are stale (s).
+    pub max_target_age: f64,
+    /// Start pose when the servos give no feedback; `None`: mid-range.
+    pub initial: Option<Vec<f64>>,
+    /// Slow the early joints so all arrive together.
+    pub synchronise: bool,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig {
+            rate_hz: 50.0,
+            max_velocity: Vec::new(),
+            velocity_cap: 2.0,
+            max_acceleration: Vec::new(),
+            default_acceleration: 8.0,
+            max_best_effort_error: 0.01,
+            max_target_age: 0.5,
+            initial: None,
+            synchronise: true,
+        }
+    }
+}
+
+impl NodeConfig {
+    /// The per-joint limits for the motion limiter, checked.
+    pub fn axis_limits(&self, chain: &Chain) -> Result<Vec<AxisLimits>, SettingError> {
+        let n = chain.dof();
+        positive("rate_hz", self.rate_hz)?;
+        positive("velocity_cap", self.velocity_cap)?;
+        positive("default_acceleration", self.default_acceleration)?;
+        positive("max_target_age", self.max_target_age)?;
+        non_negative("max_best_effort_error", self.max_best_effort_error)?;
+        for (name, v) in [
+            ("max_velocity", &self.max_velocity),
+            ("max_acceleration", &self.max_acceleration),
+        ] {
+            if !v.is_empty() && v.len() != n {
+                let why = format!("{} values for {n} joints", v.len());
+                return Err(SettingError::new(name, format!("{v:?}"), why));
+            }
+            for &x in v {
+                positive(name, x)?;
+            }
+        }
+        if let Some(q) = &self.initial
+            && (q.len() != n || q.iter().any(|x| !x.is_finite()))
+        {
+            let why = format!("needs {n} finite values");
+            return Err(SettingError::new("initial", format!("{q:?}"), why));
+        }
+        Ok(chain
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let urdf = if j.max_velocity.is_finite() && j.max_velocity > 0.0 {
+                    j.max_velocity
+                } else {
+                    f64::INFINITY
+                };
+                let v = self.max_velocity.get(i).copied().unwrap_or(urdf);
+                AxisLimits {
+                    lower: j.limits.lower,
+                    upper: j.limits.upper,
+                    velocity: v.min(self.velocity_cap),
+                    acceleration: self
+                        .max_acceleration
+                        .get(i)
+                        .copied()
+                        .unwrap_or(self.default_acceleration),
+                }
+            })
+            .collect())
+    }
+}
