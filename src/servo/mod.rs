@@ -10,6 +10,7 @@
 
 pub mod bridge;
 pub mod calibration;
+pub mod dynamixel;
 pub mod feetech;
 pub mod feetech_bus;
 pub mod link;
