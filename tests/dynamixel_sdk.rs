@@ -245,3 +245,81 @@ fn captured_packets_are_well_formed() {
         );
     }
 }
+
+/// The value of the SDK call `name` in dynamixel_sdk_bus.py's output,
+/// which must have reached the servo; `error` is the status error byte
+/// it must have returned.
+fn sdk_value(run: &serde_json::Value, name: &str, error: u64) -> serde_json::Value {
+    let c = &run[name];
+    assert_eq!(c["ok"], true, "{name}: no answer: {c}");
+    assert_eq!(c["error"], error, "{name}: status error byte: {c}");
+    c["value"].clone()
+}
+
+/// The simulated bus of the Dynamixel tests (`tests/python/dynamixel_bus.py`)
+/// driven by the vendor SDK (`tests/python/dynamixel_sdk_bus.py`): pings
+/// (one by one and broadcast) return each model's number, reads and
+/// writes land, the servo refuses what real servos refuse (EEPROM while
+/// the torque is on, a mode the model lacks, half a register) with the
+/// error numbers the SDK decodes, a profile move reports `moving`, sync
+/// write, sync read and fast sync read agree, a latched hardware error
+/// sets the alert bit until REBOOT, and a silent servo or the wrong baud
+/// rate time out in the SDK too. So the simulated servos answer as the SDK
+/// expects real ones to, and the tests of our driver rest on an
+/// independently checked peer.
+#[test]
+fn simulated_bus_answers_the_vendor_sdk() {
+    let Some(r) = run_script::<serde_json::Value>("dynamixel_sdk_bus.py") else {
+        return;
+    };
+    let v = |name: &str| sdk_value(&r, name, 0);
+    for (id, model) in [(1, 1060), (2, 1200), (3, 1190)] {
+        assert_eq!(v(&format!("ping_{id}")), model, "ping of id {id}");
+    }
+    assert_eq!(sdk_value(&r, "ping_4", 0x80), 1020, "alert bit on id 4");
+    assert_eq!(r["ping_9"]["ok"], false, "the silent servo answered: {r}");
+    let found = v("broadcast_ping");
+    let models: Vec<(String, u64)> = found
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(id, m)| (id.clone(), m[0].as_u64().unwrap()))
+        .collect();
+    let want = [("1", 1060), ("2", 1200), ("3", 1190), ("4", 1020)];
+    assert_eq!(models, want.map(|(i, m)| (i.to_string(), m)));
+    for (id, at) in [(1, 1000), (2, 2000), (3, 3000)] {
+        assert_eq!(v(&format!("present_{id}")), at, "present position of {id}");
+    }
+    assert_eq!(v("firmware_2"), 52);
+
+    // Refusals, with the e-manual's error numbers.
+    sdk_value(&r, "mode_2_torque_on", 7); // access: EEPROM, torque on
+    v("mode_2_torque_off");
+    assert_eq!(v("mode_2"), 4);
+    sdk_value(&r, "mode_1_current_based", 4); // range: no current sensing
+    sdk_value(&r, "half_goal_2", 5); // length: 2 of 4 bytes
+
+    assert_eq!(v("moving_2_early"), 1, "under way at profile velocity");
+    assert_eq!(v("moving_2_late"), 0, "arrived");
+    let positions = serde_json::json!([1200, 3000, 2800]);
+    assert_eq!(v("sync_read"), positions);
+    assert_eq!(v("fast_sync_read"), positions);
+
+    assert_eq!(sdk_value(&r, "hw_error_4", 0x80), 32, "overload latched");
+    sdk_value(&r, "torque_4", 0x80 | 1); // result fail while latched
+    v("reboot_4");
+    assert_eq!(v("hw_error_4_after_reboot"), 0);
+
+    assert_eq!(r["ping_1_at_57600"]["ok"], false, "heard at the wrong baud");
+    assert_eq!(v("ping_1_back_at_1M"), 1060);
+
+    // The simulator logged exactly the goal writes that landed.
+    let goals: Vec<(u64, i64)> = r["log"]
+        .as_array()
+        .expect("the simulator's log")
+        .iter()
+        .filter(|e| e.get("goal").is_some())
+        .map(|e| (e["id"].as_u64().unwrap(), e["goal"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(goals, [(2, 3000), (1, 1200), (3, 2800)]);
+}
