@@ -3,6 +3,7 @@
 mod bench;
 mod check;
 mod drive;
+mod import_lerobot;
 mod latency;
 mod make_bag;
 mod parse;
@@ -48,6 +49,9 @@ enum Command {
     Drive(drive::Args),
     /// List serial ports with their USB ids.
     Ports(ports::Args),
+    /// Turn a LeRobot calibration file (SO-100, SO-101, Koch) into the
+    /// servo YAML of the same arm.
+    ImportLerobot(import_lerobot::Args),
 }
 
 /// Exit code for "ran, but the answer is not good enough" (a target not
@@ -65,5 +69,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::MakeBag(a) => make_bag::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Ports(a) => ports::run(a),
+        Command::ImportLerobot(a) => import_lerobot::run(a),
     }
 }

@@ -13,6 +13,7 @@ pub mod calibration;
 pub mod dynamixel;
 pub mod feetech;
 pub mod feetech_bus;
+pub mod lerobot;
 pub mod link;
 pub mod output;
 pub mod ports;
