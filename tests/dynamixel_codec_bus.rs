@@ -1,134 +1,19 @@
 //! `arm_ik::servo::dynamixel`'s packets and status reader on a simulated
 //! bus (`tests/python/dynamixel_bus.py`, itself checked against the vendor
 //! SDK in `tests/dynamixel_sdk.rs`), over a real serial port handle at
-//! 1 Mbaud: what the servo session will rest on, before the session
-//! exists. Every reply here is decoded by our reader, never by Python.
+//! 1 Mbaud: what the servo session rests on. Every reply here is decoded by our reader, never by Python.
 //!
 //! Needs `python3` (standard library only): without it the tests print
 //! SKIP, unless the `CI` environment variable is set, then they fail.
 
-mod common;
+mod dynamixel_sim;
 
 use arm_ik::servo::dynamixel::packet::{self, BROADCAST_ID};
 use arm_ik::servo::dynamixel::status::{ErrorNumber, split_fast_sync};
-use arm_ik::servo::dynamixel::{
-    DynamixelModel, HardwareError, Register, Status, StatusReader, reg,
-};
-use serialport::SerialPort;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use arm_ik::servo::dynamixel::{DynamixelModel, HardwareError, reg};
+use dynamixel_sim::{Bus, have_python};
+use std::io::Write;
 use std::time::{Duration, Instant};
-
-/// True when python3 runs; otherwise SKIP, or fail under CI.
-fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
-            "CI is set but python3 does not run: the Dynamixel bus tests need it"
-        );
-        println!("SKIP: python3 not found (the simulated Dynamixel bus needs it)");
-    }
-    ok
-}
-
-/// One simulator and a port open on it; the simulator is killed when
-/// dropped.
-struct Bus {
-    child: Child,
-    control: ChildStdin,
-    answers: BufReader<ChildStdout>,
-    port: Box<dyn SerialPort>,
-    reader: StatusReader,
-}
-
-impl Bus {
-    fn start(args: &[&str]) -> Bus {
-        let script = common::project_dir().join("tests/python/dynamixel_bus.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start dynamixel_bus.py");
-        let control = child.stdin.take().unwrap();
-        let mut answers = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        answers.read_line(&mut line).unwrap();
-        let pty = line
-            .strip_prefix("PTY ")
-            .unwrap_or_else(|| panic!("dynamixel_bus.py printed {line:?}, not PTY <path>"))
-            .trim()
-            .to_string();
-        let port = serialport::new(&pty, 1_000_000)
-            .timeout(Duration::from_millis(5))
-            .open()
-            .expect("open the simulated bus");
-        Bus {
-            child,
-            control,
-            answers,
-            port,
-            reader: StatusReader::new(),
-        }
-    }
-
-    /// Sends a control-channel command; the simulator's answer.
-    fn control(&mut self, cmd: serde_json::Value) -> serde_json::Value {
-        writeln!(self.control, "{cmd}").unwrap();
-        let mut line = String::new();
-        self.answers.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap()
-    }
-
-    /// Sends `packet`, then collects up to `n` status packets for at most
-    /// `timeout`, counting decoding errors (there must be none).
-    fn transact(&mut self, packet: &[u8], n: usize, timeout: Duration) -> (Vec<Status>, usize) {
-        self.port.write_all(packet).unwrap();
-        let end = Instant::now() + timeout;
-        let (mut got, mut bad) = (Vec::new(), 0);
-        let mut buf = [0u8; 256];
-        while got.len() < n && Instant::now() < end {
-            match self.port.read(&mut buf) {
-                Ok(k) => self.reader.push(&buf[..k]),
-                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
-                Err(e) => panic!("reading the bus: {e}"),
-            }
-            while let Some(r) = self.reader.next_status() {
-                match r {
-                    Ok(s) => got.push(s),
-                    Err(_) => bad += 1,
-                }
-            }
-        }
-        (got, bad)
-    }
-
-    /// One reply (from `id`), which must come.
-    fn ask(&mut self, packet: Result<Vec<u8>, packet::EncodeError>, id: u8) -> Status {
-        let (mut got, _) = self.transact(&packet.unwrap(), 1, Duration::from_millis(300));
-        assert_eq!(got.len(), 1, "servo {id} did not answer");
-        let s = got.remove(0);
-        assert_eq!(s.id, id);
-        s
-    }
-
-    fn read(&mut self, id: u8, r: Register) -> (i64, Status) {
-        let s = self.ask(packet::read_register(id, r), id);
-        (r.decode(s.data(r.size.into()).unwrap()).unwrap(), s)
-    }
-}
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 const IDS: [u8; 6] = [1, 2, 3, 4, 5, 6];
 
