@@ -13,11 +13,14 @@
 //!   the FAST SYNC READ reply;
 //! - [`table`]: control-table registers, operating modes, hardware
 //!   error bits, baud-rate codes;
-//! - [`model`]: the models, their numbers and features.
+//! - [`model`]: the models, their numbers and features;
+//! - [`session`]: the link session on top (not registered as a protocol
+//!   yet: nothing builds it from a calibration).
 
 pub mod crc;
 pub mod model;
 pub mod packet;
+pub mod session;
 pub mod status;
 pub mod table;
 
