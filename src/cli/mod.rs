@@ -3,6 +3,7 @@
 mod bench;
 mod check;
 mod drive;
+mod import_lerobot;
 mod latency;
 mod make_bag;
 mod params;
@@ -55,6 +56,9 @@ enum Command {
     /// List the ROS 2 node's parameters: type, default, meaning, allowed
     /// values, and whether they can change while it runs.
     Params(params::Args),
+    /// Turn a LeRobot calibration file (SO-100, SO-101, Koch) into the
+    /// servo YAML of the same arm.
+    ImportLerobot(import_lerobot::Args),
 }
 
 /// Exit code for an error: input that cannot be read or is invalid, a
@@ -95,5 +99,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Drive(a) => drive::run(a),
         Command::Ports(a) => ports::run(a),
         Command::Params(a) => params::run(a),
+        Command::ImportLerobot(a) => import_lerobot::run(a),
     }
 }

@@ -18,12 +18,14 @@
 
 pub mod calibration;
 pub mod joint;
+pub mod lerobot;
 pub mod link;
 pub mod output;
 pub mod ports;
 pub mod protocol;
 pub mod registry;
 
+pub mod dynamixel;
 pub mod feetech;
 pub mod pwm_bridge;
 
