@@ -266,7 +266,7 @@ async fn run() -> anyhow::Result<()> {
             }
             _ = ticks.tick() => {
                 let now = ros_now(&clock);
-                let js = core.tick(now.as_secs_f64());
+                let js = core.tick(now.as_secs_f64()).joint_state;
                 if let Err(e) = joint_pub.publish(&convert::joint_state(&js, stamp(now))) {
                     r2r::log_warn!(&log, "joint_states not published: {e}");
                 }

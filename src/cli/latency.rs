@@ -77,7 +77,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
     if a.json {
         let v = json!({
-            "solver": s.solver,
+            "solver": s.solver.name(),
             "dof": chain.dof(),
             "rate_hz": a.rate_hz,
             "period_s": a.period,

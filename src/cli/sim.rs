@@ -158,7 +158,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
             Some(_) => {}
         }
-        let js = node.tick(now);
+        let js = node.tick(now).joint_state;
         if a.json {
             let line = json!({
                 "type": "joint_state",
@@ -197,7 +197,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "ticks": s.ticks,
             "loop_rate_hz": s.loop_rate_hz,
             "ticks_per_wall_s": s.ticks as f64 / wall.max(1e-9),
-            "solver": s.solver,
+            "solver": s.solver.name(),
             "link": s.link,
             "targets": t,
             "malformed_lines": malformed,

@@ -6,8 +6,8 @@
 use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
-use super::status::{RejectReason, Status};
-use crate::ik::{Common, IkError, Solver, SolverConfig, Target};
+use super::status::{NodeStatus, RejectReason, SolveOutcome};
+use crate::ik::{Common, IkError, Solver, SolverConfig, Status as SolveStatus, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
 use std::sync::Arc;
@@ -24,6 +24,14 @@ pub enum NodeError {
     Setting(#[from] SettingError),
     #[error(transparent)]
     Solver(#[from] IkError),
+}
+
+/// What one tick produced: the joint state to publish, and what became of
+/// the target it solved, if it solved one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tick {
+    pub joint_state: JointState,
+    pub solve: Option<SolveOutcome>,
 }
 
 /// The latest valid target, waiting for the next tick.
@@ -50,7 +58,7 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     last_tick: Option<f64>,
     first_tick: f64,
     goal: Vec<f64>,
-    status: Status,
+    status: NodeStatus,
 }
 
 impl NodeCore<VirtualServo> {
@@ -98,7 +106,7 @@ impl<S: ServoOutput> NodeCore<S> {
             .clone()
             .unwrap_or_else(|| chain.mid_configuration());
         let motion = MotionLimiter::new(1.0 / config.rate_hz, limits, &start, config.synchronise);
-        let mut status = Status::new(solver.kind().name());
+        let mut status = NodeStatus::new(solver.kind());
         status.link = servo.link().to_string();
         Ok(NodeCore {
             names: chain.joints.iter().map(|j| j.name.clone()).collect(),
@@ -173,13 +181,14 @@ impl<S: ServoOutput> NodeCore<S> {
 
     /// One control period at node time `now` (s): solves the latest target
     /// if a new one came (warm-started from the current joints), steps the
-    /// motion, commands the servos and returns the joint state.
+    /// motion, commands the servos and returns the joint state with what
+    /// became of the target it solved.
     ///
     /// Each call advances the motion by exactly one period (`1/rate_hz`):
     /// the caller owns the timing, so simulated time, bag replay and a ROS
     /// timer all get the same motion, and a late tick delays the arm rather
     /// than making it jump.
-    pub fn tick(&mut self, now: f64) -> JointState {
+    pub fn tick(&mut self, now: f64) -> Tick {
         let wall = Instant::now();
         if !self.started {
             match self.valid_feedback() {
@@ -195,9 +204,10 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         // Until the start pose is known, the latest target waits and the
         // arm is not moved.
+        let mut solve = None;
         if self.started {
             if let Some(p) = self.pending.take() {
-                self.solve(p);
+                solve = Some(self.solve(p));
             }
             self.motion.step();
         }
@@ -233,11 +243,14 @@ impl<S: ServoOutput> NodeCore<S> {
             Some(fb) if self.servo.measured() => fb,
             _ => self.motion.position().to_vec(),
         };
-        JointState {
-            stamp: now,
-            name: self.names.clone(),
-            position,
-            velocity: self.motion.velocity().to_vec(),
+        Tick {
+            joint_state: JointState {
+                stamp: now,
+                name: self.names.clone(),
+                position,
+                velocity: self.motion.velocity().to_vec(),
+            },
+            solve,
         }
     }
 
@@ -248,7 +261,7 @@ impl<S: ServoOutput> NodeCore<S> {
             .filter(|fb| fb.len() == self.goal.len() && fb.iter().all(|x| x.is_finite()))
     }
 
-    fn solve(&mut self, p: Pending) {
+    fn solve(&mut self, p: Pending) -> SolveOutcome {
         let t0 = Instant::now();
         let result = self.solver.solve(&p.target, self.motion.position());
         let st = &mut self.status;
@@ -259,26 +272,33 @@ impl<S: ServoOutput> NodeCore<S> {
                 // Validated already; kept for solver-specific refusals.
                 st.targets.rejected.count(RejectReason::Invalid);
                 st.last_rejection = Some((RejectReason::Invalid, e.to_string()));
-                return;
+                return SolveOutcome::Refused { why: e.to_string() };
             }
         };
         st.targets.solved += 1;
         self.last_solved = Some(p.target.clone());
         st.last_position_error = sol.position_error;
         st.last_orientation_error = sol.orientation_error;
-        st.last_solve = Some(sol.status.name());
-        let converged = sol.status.is_converged();
-        let usable = converged
-            || (matches!(sol.status, crate::ik::Status::BestEffort(_))
-                && sol.position_error <= self.config.max_best_effort_error);
+        st.last_solve = Some(sol.status);
+        let (status, position_error, orientation_error) =
+            (sol.status, sol.position_error, sol.orientation_error);
+        let usable = match status {
+            SolveStatus::Converged => true,
+            SolveStatus::BestEffort(_) => position_error <= self.config.max_best_effort_error,
+            SolveStatus::Failed(_) => false,
+        };
         if !usable {
             st.targets.unreachable += 1;
             st.holding = true;
-            return;
+            return SolveOutcome::Unreachable {
+                status,
+                position_error,
+                orientation_error,
+            };
         }
         st.holding = false;
         st.targets.reached += 1;
-        if !converged {
+        if !status.is_converged() {
             st.targets.best_effort += 1;
         }
         // Continuous joints take the short way round.
@@ -292,10 +312,15 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.motion.set_goal(&self.goal);
         self.active = Some(p.target);
+        SolveOutcome::Reached {
+            status,
+            position_error,
+            orientation_error,
+        }
     }
 
     /// The latest solved target, whether reached or not: with
-    /// [`Status::holding`] it tells a display where the arm was asked to go
+    /// [`NodeStatus::holding`] it tells a display where the arm was asked to go
     /// and whether it is going there.
     pub fn last_target(&self) -> Option<&Target> {
         self.last_solved.as_ref()
@@ -312,7 +337,7 @@ impl<S: ServoOutput> NodeCore<S> {
         self.solver.chain().fk(self.motion.position())
     }
 
-    pub fn status(&self) -> &Status {
+    pub fn status(&self) -> &NodeStatus {
         &self.status
     }
 

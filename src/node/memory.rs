@@ -51,7 +51,7 @@ impl<S: ServoOutput> MemoryNode<S> {
         while let Some(msg) = self.inbox.pop_front() {
             self.core.on_target(&msg, now);
         }
-        let js = self.core.tick(now);
+        let js = self.core.tick(now).joint_state;
         if self.outbox.len() >= self.capacity {
             self.outbox.pop_front();
             self.dropped_states += 1;

@@ -27,7 +27,7 @@ pub mod report;
 pub mod settings;
 pub mod status;
 
-pub use core::{NodeCore, NodeError};
+pub use core::{NodeCore, NodeError, Tick};
 pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
@@ -38,4 +38,4 @@ pub use params::{
 pub use path::figure_eight;
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings};
-pub use status::{RejectReason, Status, TargetCounters, TimeStats, TimeSummary};
+pub use status::{NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary};

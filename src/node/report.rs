@@ -3,7 +3,7 @@
 //! adapter only copies these into `diagnostic_msgs`, so the rules are
 //! tested in the normal test run and `arm_ik sim` could print the same.
 
-use super::status::{Status, TargetCounters};
+use super::status::{NodeStatus, TargetCounters};
 use serde_json::Value;
 
 /// Diagnostic level, as `diagnostic_msgs/DiagnosticStatus` has them.
@@ -21,7 +21,7 @@ pub struct Health {
     pub message: String,
 }
 
-/// Judges the node's health from its [`Status`], once per report.
+/// Judges the node's health from its [`NodeStatus`], once per report.
 ///
 /// It keeps the target counters of the previous report so that rejections
 /// are reported as "since the last report" (a warning that clears once
@@ -45,7 +45,7 @@ impl HealthMonitor {
 
     /// The health now. `rate_hz` is the configured control rate; the loop
     /// rate is only judged after a second of ticks, when it means something.
-    pub fn check(&mut self, status: &Status, rate_hz: f64) -> Health {
+    pub fn check(&mut self, status: &NodeStatus, rate_hz: f64) -> Health {
         let mut level = Level::Ok;
         let mut why: Vec<String> = Vec::new();
         let mut raise = |l: Level, m: String, why: &mut Vec<String>| {
@@ -116,9 +116,9 @@ impl HealthMonitor {
 
 /// The status as flat `key = value` pairs: nested fields as dotted keys
 /// (`targets.rejected.stale`), times in seconds, the last rejection as
-/// `reason: why`. Generated from [`Status::to_json`], so a new status field
+/// `reason: why`. Generated from [`NodeStatus::to_json`], so a new status field
 /// shows up in diagnostics without touching the adapter.
-pub fn key_values(status: &Status) -> Vec<(String, String)> {
+pub fn key_values(status: &NodeStatus) -> Vec<(String, String)> {
     let mut v = status.to_json();
     if let Some(o) = v.as_object_mut() {
         let rejection = status
@@ -155,8 +155,8 @@ mod tests {
     use super::*;
     use crate::node::RejectReason;
 
-    fn status() -> Status {
-        Status::new("jacobian")
+    fn status() -> NodeStatus {
+        NodeStatus::new(crate::ik::SolverKind::Jacobian)
     }
 
     #[test]

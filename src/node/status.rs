@@ -2,6 +2,7 @@
 //! loop rate and solve times. Everything here has a fixed size, so a node
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
+use crate::ik::{SolverKind, Status as SolveStatus};
 use serde::Serialize;
 
 /// Why a target was refused before solving.
@@ -224,11 +225,75 @@ impl RunningStats {
     }
 }
 
+/// What the solve of one target came to, as [`NodeCore::tick`] reports it
+/// (and `last_solve` of the [`NodeStatus`] keeps).
+///
+/// [`NodeCore::tick`]: super::NodeCore::tick
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum SolveOutcome {
+    /// Solved and sent to the motion: converged, or a best effort within
+    /// `max_best_effort_error` (`best_effort` then says why it is not
+    /// better).
+    Reached {
+        #[serde(serialize_with = "solve_status")]
+        status: SolveStatus,
+        position_error: f64,
+        orientation_error: f64,
+    },
+    /// Solved, but the answer is too far from the target: the arm holds.
+    Unreachable {
+        #[serde(serialize_with = "solve_status")]
+        status: SolveStatus,
+        position_error: f64,
+        orientation_error: f64,
+    },
+    /// The solver refused the target (a solver-specific limit the intake
+    /// checks cannot know); nothing moved.
+    Refused { why: String },
+}
+
+impl SolveOutcome {
+    /// The solver's own verdict, when it answered.
+    pub fn status(&self) -> Option<SolveStatus> {
+        match self {
+            SolveOutcome::Reached { status, .. } | SolveOutcome::Unreachable { status, .. } => {
+                Some(*status)
+            }
+            SolveOutcome::Refused { .. } => None,
+        }
+    }
+}
+
+/// An [`ik::Status`](SolveStatus) by its name (`converged`, `best_effort`,
+/// `failed`).
+fn solve_status<Ser: serde::Serializer>(s: &SolveStatus, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
+    ser.serialize_str(s.name())
+}
+
+pub(crate) fn solver_name<Ser: serde::Serializer>(
+    k: &SolverKind,
+    ser: Ser,
+) -> Result<Ser::Ok, Ser::Error> {
+    ser.serialize_str(k.name())
+}
+
+fn last_solve<Ser: serde::Serializer>(
+    s: &Option<SolveStatus>,
+    ser: Ser,
+) -> Result<Ser::Ok, Ser::Error> {
+    match s {
+        Some(s) => ser.serialize_some(s.name()),
+        None => ser.serialize_none(),
+    }
+}
+
 /// The node's state as a user or a diagnostics topic sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Status {
-    /// The solver's name (`jacobian`, `analytic`, ...).
-    pub solver: &'static str,
+pub struct NodeStatus {
+    /// The solver (`jacobian`, `analytic`, ...).
+    #[serde(serialize_with = "solver_name")]
+    pub solver: SolverKind,
     /// The servo link ("virtual" for simulated servos).
     pub link: String,
     /// False while the servo hardware is not connected or not answering.
@@ -240,7 +305,8 @@ pub struct Status {
     pub last_position_error: f64,
     pub last_orientation_error: f64,
     /// Status of the last solve (`converged`, `best_effort`, `failed`).
-    pub last_solve: Option<&'static str>,
+    #[serde(serialize_with = "last_solve")]
+    pub last_solve: Option<SolveStatus>,
     /// True while the latest target was unreachable and the arm holds.
     pub holding: bool,
     /// Distance from the commanded tip to the latest reached target (m).
@@ -261,9 +327,9 @@ pub struct Status {
     pub tick_time: TimeStats,
 }
 
-impl Status {
-    pub(crate) fn new(solver: &'static str) -> Status {
-        Status {
+impl NodeStatus {
+    pub(crate) fn new(solver: SolverKind) -> NodeStatus {
+        NodeStatus {
             solver,
             link: String::new(),
             link_ok: true,

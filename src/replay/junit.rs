@@ -35,12 +35,7 @@ pub fn junit_xml(r: &Report) -> String {
         }
         let _ = writeln!(s, ">");
         let mut body = String::new();
-        let kinds: &[&str] = match c.name {
-            "reachable" => &["unreachable"],
-            "valid_input" => &["rejected", "malformed", "wrong_type"],
-            "position_error" => &["position_error"],
-            _ => &[],
-        };
+        let kinds = c.name.failure_kinds();
         for f in r
             .failures
             .iter()
@@ -53,13 +48,7 @@ pub fn junit_xml(r: &Report) -> String {
                 f.index, f.log_time_ns, f.kind, f.detail
             );
         }
-        let tick_kind = match c.name {
-            "joint_limits" => Some("joint_limit"),
-            "velocity_limits" => Some("velocity"),
-            "acceleration_limits" => Some("acceleration"),
-            "finite" => Some("not_finite"),
-            _ => None,
-        };
+        let tick_kind = c.name.limit_kind();
         for f in r
             .tick_failures
             .iter()

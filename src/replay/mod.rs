@@ -13,13 +13,16 @@
 //! capped, so a bag of any length replays in the same memory.
 
 pub mod junit;
+mod outcome;
 pub mod plot;
 pub mod topics;
+
+pub use outcome::{CheckName, FailureKind, LimitKind};
 
 use crate::bag::BagMessage;
 use crate::bag::messages::{StampedTarget, TargetType};
 use crate::node::status::Rejections;
-use crate::node::{JointState, NodeCore, TargetMsg};
+use crate::node::{JointState, NodeCore, SolveOutcome, TargetMsg};
 use crate::servo::ServoOutput;
 use serde::Serialize;
 use topics::TargetTopics;
@@ -57,9 +60,7 @@ pub struct MessageFailure {
     /// 0-based index among the messages on the target topic.
     pub index: u64,
     pub log_time_ns: u64,
-    /// `unreachable`, `rejected`, `malformed`, `wrong_type` or
-    /// `position_error`.
-    pub kind: &'static str,
+    pub kind: FailureKind,
     pub detail: String,
 }
 
@@ -68,8 +69,7 @@ pub struct MessageFailure {
 pub struct TickFailure {
     pub tick: u64,
     pub time_s: f64,
-    /// `joint_limit`, `velocity`, `acceleration` or `not_finite`.
-    pub kind: &'static str,
+    pub kind: LimitKind,
     pub joint: String,
     pub value: f64,
     pub limit: f64,
@@ -78,7 +78,7 @@ pub struct TickFailure {
 /// One pass/fail line of the summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    pub name: &'static str,
+    pub name: CheckName,
     pub passed: bool,
     pub detail: String,
 }
@@ -90,7 +90,8 @@ pub struct Report {
     pub bag: String,
     pub pose_topic: String,
     pub point_topic: String,
-    pub solver: &'static str,
+    #[serde(serialize_with = "crate::node::status::solver_name")]
+    pub solver: crate::ik::SolverKind,
     pub messages: u64,
     pub pose_messages: u64,
     pub point_messages: u64,
@@ -176,7 +177,6 @@ pub struct Replay<S: ServoOutput> {
     pending: Option<(u64, u64)>,
     prev_q: Vec<f64>,
     prev_v: Vec<f64>,
-    counters: (u64, u64, u64),
     report: Report,
     started: std::time::Instant,
 }
@@ -243,7 +243,6 @@ impl<S: ServoOutput> Replay<S> {
             pending: None,
             prev_q: q,
             prev_v: vec![0.0; n],
-            counters: (0, 0, 0),
             report,
             started: std::time::Instant::now(),
         }
@@ -267,7 +266,7 @@ impl<S: ServoOutput> Replay<S> {
         self.t0.unwrap_or(0) + (t * 1e9).round() as u64
     }
 
-    fn fail(&mut self, index: u64, log_time_ns: u64, kind: &'static str, detail: String) {
+    fn fail(&mut self, index: u64, log_time_ns: u64, kind: FailureKind, detail: String) {
         if self.report.failures.len() < self.opts.max_listed {
             self.report.failures.push(MessageFailure {
                 index,
@@ -305,14 +304,14 @@ impl<S: ServoOutput> Replay<S> {
                 .opts
                 .topics
                 .wrong_type(&msg.topic, &msg.type_name, expected);
-            self.fail(index, log, "wrong_type", detail);
+            self.fail(index, log, FailureKind::WrongType, detail);
             return;
         }
         let target = match StampedTarget::decode(expected, &msg.data) {
             Ok(t) => t,
             Err(e) => {
                 self.report.malformed += 1;
-                self.fail(index, log, "malformed", e.to_string());
+                self.fail(index, log, FailureKind::Malformed, e.to_string());
                 return;
             }
         };
@@ -342,7 +341,12 @@ impl<S: ServoOutput> Replay<S> {
                     .as_ref()
                     .map(|(_, w)| w.clone())
                     .unwrap_or_default();
-                self.fail(index, log, "rejected", format!("{}: {why}", reason.name()));
+                self.fail(
+                    index,
+                    log,
+                    FailureKind::Rejected,
+                    format!("{}: {why}", reason.name()),
+                );
             }
             None => {
                 if self.pending.replace((index, log)).is_some() {
@@ -350,8 +354,6 @@ impl<S: ServoOutput> Replay<S> {
                 }
             }
         }
-        // Rejections at intake are not the pending target's fate.
-        self.counters.2 = self.core.status().targets.rejected.total();
     }
 
     /// Ticks every period strictly before `t` (s). While the arm is at
@@ -375,57 +377,55 @@ impl<S: ServoOutput> Replay<S> {
     }
 
     fn tick(&mut self, t: f64, sink: &mut impl TickSink) {
-        let js = self.core.tick(t);
+        let tick = self.core.tick(t);
+        let js = &tick.joint_state;
         self.next_tick += 1;
         self.report.ticks += 1;
-        self.check_tick(t, &js);
-        let st = self.core.status();
-        sink.tick(self.log_time(t), &js, st.tracking_error);
-        if st.tracking_error > self.report.max_tracking_error_m {
-            self.report.max_tracking_error_m = st.tracking_error;
+        self.check_tick(t, js);
+        let tracking_error = self.core.status().tracking_error;
+        sink.tick(self.log_time(t), js, tracking_error);
+        if tracking_error > self.report.max_tracking_error_m {
+            self.report.max_tracking_error_m = tracking_error;
         }
-        // Follow the pending target to its solve.
-        let c = (
-            st.targets.reached,
-            st.targets.unreachable,
-            st.targets.rejected.total(),
-        );
-        if c != self.counters {
-            let (pos_err, rot_err) = (st.last_position_error, st.last_orientation_error);
-            let holding = c.1 > self.counters.1;
-            let refused = c.2 > self.counters.2;
-            let best_effort = st.last_solve == Some("best_effort");
-            self.counters = c;
-            if let Some((index, log)) = self.pending.take() {
-                if refused {
-                    self.report.rejected += 1;
-                    self.fail(index, log, "rejected", "the solver refused it".into());
-                } else if holding {
-                    self.report.unreachable += 1;
-                    self.fail(
-                        index,
-                        log,
-                        "unreachable",
-                        format!("best answer is {:.4} m off; the arm holds", pos_err),
-                    );
-                } else {
-                    self.report.reached += 1;
-                    if best_effort {
-                        self.report.best_effort += 1;
-                    }
-                    self.report.max_position_error_m =
-                        self.report.max_position_error_m.max(pos_err);
-                    self.report.max_orientation_error_rad =
-                        self.report.max_orientation_error_rad.max(rot_err);
-                    if pos_err > self.opts.thresholds.max_position_error {
-                        let limit = self.opts.thresholds.max_position_error;
-                        self.fail(
-                            index,
-                            log,
-                            "position_error",
-                            format!("solved {pos_err:.6} m off (limit {limit} m)"),
-                        );
-                    }
+        // The pending target's fate is what its solve came to.
+        if let (Some(outcome), Some((index, log))) = (tick.solve, self.pending.take()) {
+            self.follow(index, log, outcome);
+        }
+    }
+
+    /// Counts a solved target by its outcome, failing it where it fails.
+    fn follow(&mut self, index: u64, log: u64, outcome: SolveOutcome) {
+        match outcome {
+            SolveOutcome::Refused { why } => {
+                self.report.rejected += 1;
+                self.fail(
+                    index,
+                    log,
+                    FailureKind::Rejected,
+                    format!("the solver refused it: {why}"),
+                );
+            }
+            SolveOutcome::Unreachable { position_error, .. } => {
+                self.report.unreachable += 1;
+                let detail = format!("best answer is {position_error:.4} m off; the arm holds");
+                self.fail(index, log, FailureKind::Unreachable, detail);
+            }
+            SolveOutcome::Reached {
+                status,
+                position_error,
+                orientation_error,
+            } => {
+                let r = &mut self.report;
+                r.reached += 1;
+                if !status.is_converged() {
+                    r.best_effort += 1;
+                }
+                r.max_position_error_m = r.max_position_error_m.max(position_error);
+                r.max_orientation_error_rad = r.max_orientation_error_rad.max(orientation_error);
+                let limit = self.opts.thresholds.max_position_error;
+                if position_error > limit {
+                    let detail = format!("solved {position_error:.6} m off (limit {limit} m)");
+                    self.fail(index, log, FailureKind::PositionError, detail);
                 }
             }
         }
@@ -435,7 +435,7 @@ impl<S: ServoOutput> Replay<S> {
         &mut self,
         tick: u64,
         t: f64,
-        kind: &'static str,
+        kind: LimitKind,
         joint: usize,
         value: f64,
         limit: f64,
@@ -465,23 +465,23 @@ impl<S: ServoOutput> Replay<S> {
             let q = js.position[i];
             if !q.is_finite() || !js.velocity[i].is_finite() {
                 self.report.non_finite += 1;
-                self.tick_fail(tick, t, "not_finite", i, q, 0.0);
+                self.tick_fail(tick, t, LimitKind::NotFinite, i, q, 0.0);
                 continue;
             }
             if q < l.lower - 1e-9 || q > l.upper + 1e-9 {
                 self.report.limit_violations += 1;
                 let limit = if q < l.lower { l.lower } else { l.upper };
-                self.tick_fail(tick, t, "joint_limit", i, q, limit);
+                self.tick_fail(tick, t, LimitKind::JointLimit, i, q, limit);
             }
             let v = (q - self.prev_q[i]) / dt;
             if v.abs() > l.velocity * (1.0 + 1e-6) + 1e-9 {
                 self.report.velocity_violations += 1;
-                self.tick_fail(tick, t, "velocity", i, v, l.velocity);
+                self.tick_fail(tick, t, LimitKind::Velocity, i, v, l.velocity);
             }
             let a = (v - self.prev_v[i]) / dt;
             if a.abs() > l.acceleration * (1.0 + 1e-6) + 1e-6 {
                 self.report.acceleration_violations += 1;
-                self.tick_fail(tick, t, "acceleration", i, a, l.acceleration);
+                self.tick_fail(tick, t, LimitKind::Acceleration, i, a, l.acceleration);
             }
             self.prev_q[i] = q;
             self.prev_v[i] = v;
@@ -514,7 +514,7 @@ impl<S: ServoOutput> Replay<S> {
         let bad_input = r.rejected + r.malformed + r.wrong_type;
         let checks = vec![
             Check {
-                name: "bag_read",
+                name: CheckName::BagRead,
                 passed: r.bag_error.is_none(),
                 detail: r
                     .bag_error
@@ -522,7 +522,7 @@ impl<S: ServoOutput> Replay<S> {
                     .unwrap_or_else(|| "read to the end".into()),
             },
             Check {
-                name: "targets",
+                name: CheckName::Targets,
                 passed: r.messages > 0,
                 detail: format!(
                     "{} messages on {}, {} on {}",
@@ -530,12 +530,12 @@ impl<S: ServoOutput> Replay<S> {
                 ),
             },
             Check {
-                name: "reachable",
+                name: CheckName::Reachable,
                 passed: r.unreachable <= th.max_unreachable,
                 detail: format!("{} unreachable (max {})", r.unreachable, th.max_unreachable),
             },
             Check {
-                name: "valid_input",
+                name: CheckName::ValidInput,
                 passed: bad_input <= th.max_rejected,
                 detail: format!(
                     "{} rejected, {} malformed, {} wrong type (max {} together)",
@@ -543,7 +543,7 @@ impl<S: ServoOutput> Replay<S> {
                 ),
             },
             Check {
-                name: "position_error",
+                name: CheckName::PositionError,
                 passed: r.max_position_error_m <= th.max_position_error
                     && r.final_tracking_error_m <= th.max_position_error,
                 detail: format!(
@@ -552,7 +552,7 @@ impl<S: ServoOutput> Replay<S> {
                 ),
             },
             Check {
-                name: "tracking_error",
+                name: CheckName::TrackingError,
                 passed: r.max_tracking_error_m <= th.max_tracking_error,
                 detail: format!(
                     "max {:.4} m, mean {:.4} m (max {} m)",
@@ -560,22 +560,22 @@ impl<S: ServoOutput> Replay<S> {
                 ),
             },
             Check {
-                name: "joint_limits",
+                name: CheckName::JointLimits,
                 passed: r.limit_violations == 0,
                 detail: format!("{} violations in {} ticks", r.limit_violations, r.ticks),
             },
             Check {
-                name: "velocity_limits",
+                name: CheckName::VelocityLimits,
                 passed: r.velocity_violations == 0,
                 detail: format!("{} violations", r.velocity_violations),
             },
             Check {
-                name: "acceleration_limits",
+                name: CheckName::AccelerationLimits,
                 passed: r.acceleration_violations == 0,
                 detail: format!("{} violations", r.acceleration_violations),
             },
             Check {
-                name: "finite",
+                name: CheckName::Finite,
                 passed: r.non_finite == 0,
                 detail: format!("{} NaN or infinite joint values", r.non_finite),
             },

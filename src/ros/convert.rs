@@ -243,7 +243,7 @@ pub fn markers(
 mod tests {
     use super::*;
     use crate::node::report::key_values;
-    use crate::node::{HealthMonitor, Status};
+    use crate::node::{HealthMonitor, NodeStatus};
     use nalgebra::{Translation3, Vector3 as V3};
     use std::sync::Arc;
 
@@ -370,7 +370,7 @@ mod tests {
 
     #[test]
     fn diagnostics_carry_level_message_and_values() {
-        let status = Status::new("ccd");
+        let status = NodeStatus::new(crate::ik::SolverKind::Ccd);
         let health = HealthMonitor::new().check(&status, 50.0);
         let values = key_values(&status);
         let n = values.len();

@@ -306,12 +306,18 @@ mod tests {
         let chain = arm();
         let params = hardware("tests/data/servos_pwm_parked.yaml");
         let mut node = build_node(&params, &chain).unwrap().core;
-        assert_eq!(node.tick(0.0).position, [0.0, 0.1, -0.1, 0.0, 0.2]);
+        assert_eq!(
+            node.tick(0.0).joint_state.position,
+            [0.0, 0.1, -0.1, 0.0, 0.2]
+        );
         // Without a park pose: mid-range, as before.
         let mut node = build_node(&hardware("config/servos_pwm.yaml"), &chain)
             .unwrap()
             .core;
-        assert_eq!(node.tick(0.0).position, chain.mid_configuration());
+        assert_eq!(
+            node.tick(0.0).joint_state.position,
+            chain.mid_configuration()
+        );
     }
 
     #[test]
