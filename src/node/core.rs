@@ -3,6 +3,7 @@
 //! out. The ROS adapter, `arm_ik sim` and the tests all drive this same
 //! code, on whatever clock they pass to [`NodeCore::tick`].
 
+use super::command::{Command, Refused};
 use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
@@ -128,6 +129,30 @@ impl<S: ServoOutput> NodeCore<S> {
             first_tick: 0.0,
             status,
         })
+    }
+
+    /// Takes in one command received at `now` (node clock, s): every
+    /// front-end's input comes through here. A refused command is counted
+    /// in the status (with the last refusal's reason) and changes nothing.
+    pub fn command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
+        match cmd {
+            Command::Target(msg) => match self.on_target(msg, now) {
+                None => Ok(()),
+                Some(reason) => Err(Refused {
+                    reason,
+                    why: self.last_rejection_why(),
+                }),
+            },
+        }
+    }
+
+    /// What exactly was wrong with the last refused input.
+    fn last_rejection_why(&self) -> String {
+        self.status
+            .last_rejection
+            .as_ref()
+            .map(|(_, why)| why.clone())
+            .unwrap_or_default()
     }
 
     /// Takes in a target received at `now` (node clock, s). Invalid, stale

@@ -1,9 +1,10 @@
 //! An in-memory transport: what the tests (and anything else without ROS)
-//! use in place of topics. Targets queue up until the next tick, joint
+//! use in place of topics. Commands queue up until the next tick, joint
 //! states queue up until drained; both queues are bounded and drop their
 //! oldest entry when full, so a flood of targets or a reader that never
 //! drains cannot grow memory.
 
+use super::command::Command;
 use super::core::NodeCore;
 use super::msg::{JointState, TargetMsg};
 use crate::servo::{ServoOutput, VirtualServo};
@@ -12,10 +13,10 @@ use std::collections::VecDeque;
 /// A node core with queues standing in for topics.
 pub struct MemoryNode<S: ServoOutput = VirtualServo> {
     core: NodeCore<S>,
-    inbox: VecDeque<TargetMsg>,
+    inbox: VecDeque<Command>,
     outbox: VecDeque<JointState>,
     capacity: usize,
-    /// Targets dropped because the inbox was full (the newest are kept).
+    /// Commands dropped because the inbox was full (the newest are kept).
     pub dropped_targets: u64,
     /// Joint states dropped because nobody drained them.
     pub dropped_states: u64,
@@ -38,18 +39,24 @@ impl<S: ServoOutput> MemoryNode<S> {
 
     /// "Publishes" a target; it is taken in at the next tick.
     pub fn push_target(&mut self, msg: TargetMsg) {
+        self.push_command(Command::Target(msg));
+    }
+
+    /// Sends any command; it is taken in at the next tick.
+    pub fn push_command(&mut self, cmd: Command) {
         if self.inbox.len() >= self.capacity {
             self.inbox.pop_front();
             self.dropped_targets += 1;
         }
-        self.inbox.push_back(msg);
+        self.inbox.push_back(cmd);
     }
 
     /// Delivers the queued targets at `now`, runs one tick and queues its
     /// joint state.
     pub fn tick(&mut self, now: f64) {
-        while let Some(msg) = self.inbox.pop_front() {
-            self.core.on_target(&msg, now);
+        while let Some(cmd) = self.inbox.pop_front() {
+            // A refusal is counted in the core's status.
+            let _ = self.core.command(&cmd, now);
         }
         let js = self.core.tick(now).joint_state;
         if self.outbox.len() >= self.capacity {

@@ -16,6 +16,7 @@
 //! converts messages.
 //! [`LatencyProbe`] times the path from a new target to the servo command.
 
+pub mod command;
 pub mod core;
 pub mod latency;
 pub mod memory;
@@ -27,6 +28,7 @@ pub mod report;
 pub mod settings;
 pub mod status;
 
+pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
 pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;

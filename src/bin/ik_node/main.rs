@@ -1,0 +1,203 @@
+//! `ik_node`: the ROS 2 node around the node core (feature `ros2`).
+//!
+//! Wiring only: parameters in, `target_pose` / `target_point` in,
+//! `joint_states`, `/diagnostics` and `~/markers` out. Every decision
+//! (target checks, solving, motion limits, health) is made by
+//! `arm_ik::node`; the conversions are `arm_ik::ros::convert`.
+//!
+//! Threads: a dedicated thread owns the ROS node and spins it ([`spin`]),
+//! while one tokio task (this one) owns the node core and selects over the
+//! merged inputs ([`inputs`]), the tick interval, the report intervals and
+//! SIGINT/SIGTERM. The core is never shared, so it needs no lock.
+
+mod inputs;
+mod outputs;
+mod robot;
+mod spin;
+
+use anyhow::Context as _;
+use arm_ik::node::{NodeCore, NodeParams};
+use arm_ik::run;
+use arm_ik::servo::Output;
+use futures::StreamExt;
+use inputs::Inputs;
+use outputs::Outputs;
+use r2r::Clock;
+use robot::Description;
+use spin::{Spinner, ros_now, shutdown_signal};
+use std::future::Future;
+use std::pin::Pin;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::time::{Interval, MissedTickBehavior, interval};
+
+const NODE_NAME: &str = "ik_node";
+const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
+/// Markers are for eyes: 10 Hz is smooth in RViz and cheap on the wire.
+const MARKER_PERIOD: Duration = Duration::from_millis(100);
+
+fn main() -> ExitCode {
+    // One thread is enough: the node core is the only real work and the
+    // spinning has its own thread.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("{NODE_NAME}: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            r2r::log_error!(NODE_NAME, "{e:#}");
+            eprintln!("{NODE_NAME}: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Declares every parameter (defaults, descriptions), applies
+/// `--ros-args -p` and YAML values, serves `ros2 param`, and checks the
+/// values: refused values and wrong output parameters stop the node now,
+/// before it waits for a URDF.
+fn parameters(node: &mut r2r::Node, log: &str) -> anyhow::Result<(NodeParams, Vec<run::Warning>)> {
+    let params = Arc::new(Mutex::new(NodeParams::default()));
+    let (server, events) = node
+        .make_derived_parameter_handler(params.clone())
+        .context("cannot declare the parameters")?;
+    tokio::spawn(server);
+    let event_log = log.to_string();
+    tokio::spawn(events.for_each(move |(name, value)| {
+        r2r::log_warn!(
+            &event_log,
+            "parameter {name} set to {value:?}; ik_node reads its parameters at start: restart it to apply"
+        );
+        futures::future::ready(())
+    }));
+    let p = params
+        .lock()
+        .map_err(|_| anyhow::anyhow!("parameter lock poisoned"))?
+        .clone();
+    p.settings().context("invalid parameter")?;
+    let warnings = run::check_output(&p)?;
+    for warning in &warnings {
+        r2r::log_warn!(log, "{warning}");
+    }
+    Ok((p, warnings))
+}
+
+async fn run() -> anyhow::Result<()> {
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+
+    let ctx = r2r::Context::create().context("cannot initialise ROS (rcl)")?;
+    let mut node = r2r::Node::create(ctx, NODE_NAME, "").context("cannot create the node")?;
+    let log = node.logger().to_string();
+    let (p, early) = parameters(&mut node, &log)?;
+    let inputs = Inputs::subscribe(&mut node)?;
+    let description = Description::subscribe(&mut node, &p)?;
+    let outputs = Outputs::create(&mut node, &log)?;
+    let clock = node.get_ros_clock();
+    let _spinner = Spinner::start(node)?;
+
+    let Some(chain) = description.chain(&p, &log, shutdown.as_mut()).await? else {
+        return Ok(());
+    };
+    let built = run::build_node(&p, &chain)?;
+    for warning in built.warnings.iter().filter(|w| !early.contains(w)) {
+        r2r::log_warn!(&log, "{warning}");
+    }
+    let core = built.core;
+    let rate_hz = core.config().rate_hz;
+    r2r::log_info!(
+        &log,
+        "{} joints {} -> {} ({}), {} solver at {rate_hz} Hz on {} servos",
+        chain.dof(),
+        chain.base,
+        chain.tip,
+        chain.joint_names().join(", "),
+        core.status().solver,
+        core.status().link
+    );
+    let mut node = Running {
+        core,
+        inputs,
+        outputs,
+        clock,
+        log,
+    };
+    let stop = node.control_loop(shutdown.as_mut()).await?;
+    node.log_summary(stop);
+    Ok(())
+}
+
+/// An interval that skips missed ticks: a late tick delays the arm (each
+/// tick is one motion period) rather than bursting to catch up.
+fn every(period: Duration) -> Interval {
+    let mut i = interval(period);
+    i.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    i
+}
+
+/// The node once its robot is loaded.
+struct Running {
+    core: NodeCore<Output>,
+    inputs: Inputs,
+    outputs: Outputs,
+    clock: Arc<Mutex<Clock>>,
+    log: String,
+}
+
+impl Running {
+    /// Runs until SIGINT/SIGTERM; returns the signal's name.
+    async fn control_loop(
+        &mut self,
+        mut shutdown: Pin<&mut impl Future<Output = anyhow::Result<&'static str>>>,
+    ) -> anyhow::Result<&'static str> {
+        let rate_hz = self.core.config().rate_hz;
+        let mut ticks = every(Duration::from_secs_f64(1.0 / rate_hz));
+        let mut diagnostics = every(DIAGNOSTICS_PERIOD);
+        let mut markers = every(MARKER_PERIOD);
+        loop {
+            tokio::select! {
+                // Shutdown first, then inputs before the tick that uses them.
+                biased;
+                s = shutdown.as_mut() => return s,
+                Some(input) = self.inputs.next() => {
+                    let now = ros_now(&self.clock).as_secs_f64();
+                    if let Err(r) = self.core.command(&input.command, now) {
+                        r2r::log_debug!(&self.log, "{} refused: {r}", input.source);
+                    }
+                }
+                _ = ticks.tick() => {
+                    let now = ros_now(&self.clock);
+                    let tick = self.core.tick(now.as_secs_f64());
+                    self.outputs.joint_state(&tick.joint_state, now);
+                }
+                _ = diagnostics.tick() => {
+                    let now = ros_now(&self.clock);
+                    self.outputs.diagnostics(&self.core, rate_hz, now);
+                }
+                _ = markers.tick() => self.outputs.markers(&self.core, ros_now(&self.clock)),
+            }
+        }
+    }
+
+    fn log_summary(&self, stop: &str) {
+        let st = self.core.status();
+        let t = st.targets;
+        r2r::log_info!(
+            &self.log,
+            "{stop}: shutting down after {} ticks; targets {} received, {} reached, {} rejected, {} unreachable",
+            st.ticks,
+            t.received,
+            t.reached,
+            t.rejected.total(),
+            t.unreachable
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! What the node publishes: the joint states every tick, the diagnostics
+//! once a second and the RViz markers ten times a second, each converted
+//! from the core's state by `arm_ik::ros::convert`.
+
+use super::spin::stamp;
+use arm_ik::node::{HealthMonitor, JointState, NodeCore, report};
+use arm_ik::ros::convert;
+use arm_ik::servo::ServoOutput;
+use r2r::QosProfile;
+use r2r::visualization_msgs::msg::Marker;
+use std::time::Duration;
+
+/// The node's publishers and what they need between messages.
+pub struct Outputs {
+    joints: r2r::Publisher<r2r::sensor_msgs::msg::JointState>,
+    diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
+    markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
+    marker_template: Marker,
+    health: HealthMonitor,
+    log: String,
+}
+
+impl Outputs {
+    pub fn create(node: &mut r2r::Node, log: &str) -> anyhow::Result<Outputs> {
+        let qos = QosProfile::default;
+        Ok(Outputs {
+            joints: node.create_publisher("joint_states", qos())?,
+            diagnostics: node.create_publisher("/diagnostics", qos())?,
+            markers: node.create_publisher("~/markers", qos())?,
+            // Real ROS builds make the template here; see convert::markers.
+            marker_template: Marker::default(),
+            health: HealthMonitor::new(),
+            log: log.to_string(),
+        })
+    }
+
+    fn warn_on(&self, what: &str, r: Result<(), r2r::Error>) {
+        if let Err(e) = r {
+            r2r::log_warn!(&self.log, "{what} not published: {e}");
+        }
+    }
+
+    pub fn joint_state(&self, js: &JointState, now: Duration) {
+        let msg = convert::joint_state(js, stamp(now));
+        self.warn_on("joint_states", self.joints.publish(&msg));
+    }
+
+    pub fn diagnostics<S: ServoOutput>(&mut self, core: &NodeCore<S>, rate_hz: f64, now: Duration) {
+        let st = core.status();
+        let h = self.health.check(st, rate_hz);
+        let msg = convert::diagnostics(&h, report::key_values(st), &st.link, stamp(now));
+        self.warn_on("diagnostics", self.diagnostics.publish(&msg));
+    }
+
+    pub fn markers<S: ServoOutput>(&self, core: &NodeCore<S>, now: Duration) {
+        let msg = convert::markers(
+            &self.marker_template,
+            &core.chain().base,
+            stamp(now),
+            core.last_target(),
+            core.status().holding,
+            &core.tip_pose(),
+        );
+        self.warn_on("markers", self.markers.publish(&msg));
+    }
+}

@@ -1,0 +1,77 @@
+//! The thread that spins the ROS node, the node clock, and shutdown.
+
+use anyhow::Context as _;
+use r2r::Clock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::signal::unix::{SignalKind, signal};
+
+/// How long one `spin_once` may block: also the longest the spin thread
+/// takes to notice shutdown.
+const SPIN_TIMEOUT: Duration = Duration::from_millis(20);
+
+/// Owns the ROS node on its own thread, spinning until dropped. r2r has no
+/// callbacks: someone must call `Node::spin_once` for messages, timers and
+/// services to move, and it blocks. Dropping stops and joins the thread,
+/// so every exit path (including errors after start) leaves no thread
+/// behind and destroys the node cleanly.
+pub struct Spinner {
+    running: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    pub fn start(mut node: r2r::Node) -> anyhow::Result<Spinner> {
+        let running = Arc::new(AtomicBool::new(true));
+        let flag = running.clone();
+        let thread = std::thread::Builder::new()
+            .name("ros_spin".into())
+            .spawn(move || {
+                while flag.load(Ordering::Relaxed) {
+                    node.spin_once(SPIN_TIMEOUT);
+                }
+            })
+            .context("cannot start the spin thread")?;
+        Ok(Spinner {
+            running,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.running.store(false, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The node clock (ROS time: wall time, or `/clock` with use_sim_time).
+pub fn ros_now(clock: &Mutex<Clock>) -> Duration {
+    let now = clock.lock().ok().and_then(|mut c| c.get_now().ok());
+    // The ROS clock only fails when rcl is broken; system time keeps the
+    // stamps meaningful rather than zero (which would stop TF).
+    now.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+    })
+}
+
+pub fn stamp(d: Duration) -> r2r::builtin_interfaces::msg::Time {
+    Clock::to_builtin_time(&d)
+}
+
+/// Resolves when SIGINT or SIGTERM arrives, with the signal's name.
+/// rcl installs no signal handlers, so tokio's are the only ones.
+pub async fn shutdown_signal() -> anyhow::Result<&'static str> {
+    let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    Ok(tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    })
+}

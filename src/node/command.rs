@@ -1,0 +1,44 @@
+//! What the node can be told while it runs, from any front-end: ROS topics
+//! and services, JSON lines on stdin (`arm_ik sim`), tests through the
+//! in-memory transport. Every input becomes one [`Command`] and goes
+//! through [`NodeCore::command`](super::NodeCore::command), so each front-end
+//! only converts its messages and the decisions stay in the core.
+
+use super::msg::TargetMsg;
+use super::status::RejectReason;
+use serde::{Deserialize, Serialize};
+
+/// One input to the node core.
+///
+/// JSON form: an object with `"type"` naming the variant in snake_case and
+/// the variant's fields beside it, e.g. `{"type":"target","position":[0.2,0,0.15]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// A tip target: a pose, or a position when it has no orientation.
+    Target(TargetMsg),
+}
+
+/// A command the core did not take, and exactly why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}: {why}", reason.name())]
+pub struct Refused {
+    pub reason: RejectReason,
+    pub why: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_read_from_json_with_their_type() {
+        let c: Command =
+            serde_json::from_str(r#"{"type":"target","position":[0.2,0.0,0.15]}"#).unwrap();
+        assert_eq!(c, Command::Target(TargetMsg::position([0.2, 0.0, 0.15])));
+        let e = serde_json::from_str::<Command>(r#"{"type":"targte","position":[0,0,0]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("targte"), "{e}");
+    }
+}
