@@ -146,6 +146,49 @@ fn mimic_finger_off_the_chain_is_fine_and_its_master_is_a_chain() {
     assert!(matches!(err, ModelError::MimicInChain { .. }), "{err:?}");
 }
 
+/// The joints off the chain are kept: published by the node so the whole
+/// robot shows, the mimic one computed from its leader.
+#[test]
+fn moving_joints_off_the_chain_are_kept_with_their_mimic_relation() {
+    let c = messy_chain();
+    let names: Vec<&str> = c.extras.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["finger_left_joint", "finger_right_joint"]);
+    let (left, right) = (&c.extras[0], &c.extras[1]);
+    assert!(left.actuated() && !right.actuated());
+    let m = right.mimic.as_ref().unwrap();
+    assert_eq!(m.leader, "finger_left_joint");
+    assert_eq!(left.kind, JointKind::Prismatic);
+    assert!(left.limits.lower < left.limits.upper);
+    // On the chain through the left finger, the waist and the rest are
+    // the extras and the right finger still mimics the left, a chain joint.
+    let c = Chain::from_urdf_str(MESSY, Some("wrist"), Some("finger_left")).unwrap();
+    assert!(c.extras.iter().any(|e| e.name == "waist"));
+    assert!(!c.extras.iter().any(|e| e.name == "finger_left_joint"));
+    // The project arm has none (until it has a gripper).
+    let arm = Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap();
+    assert!(
+        arm.extras
+            .iter()
+            .all(|e| !arm.joint_names().contains(&e.name.as_str()))
+    );
+}
+
+#[test]
+fn a_mimic_of_a_joint_that_is_not_there_is_named() {
+    let bad = MESSY.replace(
+        r#"<mimic joint="finger_left_joint""#,
+        r#"<mimic joint="finger_lfet_joint""#,
+    );
+    assert_ne!(bad, MESSY, "the fixture has a mimic joint");
+    let err = Chain::from_urdf_str(&bad, None, Some("tool_tip")).unwrap_err();
+    assert!(matches!(err, ModelError::BadMimic { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("finger_right_joint") && text.contains("finger_lfet_joint"),
+        "{text}"
+    );
+}
+
 #[test]
 fn tree_sees_every_link() {
     let t = RobotTree::from_str(MESSY, "robot_description").unwrap();
@@ -377,6 +420,29 @@ fn shared_robot_quirks() {
     )
     .unwrap_err();
     assert!(matches!(err, ModelError::MimicInChain { .. }), "{err:?}");
+    // The arm chain keeps both fingers, the second computed from the first;
+    // the SO-101's gripper is the one joint off its arm chain; a solo12 leg
+    // has the other nine joints beside it.
+    let extras = |file: &str, base: &str, tip: &str| -> Vec<(String, bool)> {
+        Chain::from_urdf_file(robots.join(file), Some(base), Some(tip))
+            .unwrap()
+            .extras
+            .iter()
+            .map(|e| (e.name.clone(), e.actuated()))
+            .collect()
+    };
+    assert_eq!(
+        extras("panda.urdf", "panda_link0", "panda_hand"),
+        [
+            ("panda_finger_joint1".to_string(), true),
+            ("panda_finger_joint2".to_string(), false)
+        ]
+    );
+    assert_eq!(
+        extras("so101.urdf", "base_link", "gripper_frame_link"),
+        [("gripper".to_string(), true)]
+    );
+    assert_eq!(extras("solo12.urdf", "base_link", "FL_FOOT").len(), 9);
     // solo12 has four legs: no default tip.
     let err = Chain::from_urdf_file(robots.join("solo12.urdf"), None, None).unwrap_err();
     match err {

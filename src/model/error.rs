@@ -148,6 +148,15 @@ pub enum ModelError {
         master: String,
     },
 
+    #[error(
+        "{source_name}: joint '{joint}' mimics '{leader}', which is not a moving joint of the robot that follows no other"
+    )]
+    BadMimic {
+        source_name: String,
+        joint: String,
+        leader: String,
+    },
+
     #[error("{source_name}: the chain from '{base}' to '{tip}' has no moving joint")]
     NoMovingJoint {
         source_name: String,

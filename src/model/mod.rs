@@ -5,6 +5,7 @@
 //! the tip offset), so forward kinematics touches only the joints that move.
 
 mod error;
+mod extra;
 mod finite;
 mod kinematics;
 mod urdf;
@@ -12,6 +13,7 @@ mod urdf_text;
 mod xacro;
 
 pub use error::ModelError;
+pub use extra::{ExtraJoint, Mimic};
 pub use kinematics::{Frames, Twist};
 pub use urdf::{ChainSelection, RobotTree};
 
@@ -166,6 +168,10 @@ pub struct Chain {
     pub joints: Vec<Joint>,
     /// Transform from the last moving joint's frame to the tip link.
     pub tip_offset: Transform,
+    /// The robot's other moving joints (a gripper, mimic fingers), in URDF
+    /// order: not solved for, but published and, unless they mimic
+    /// another joint, commanded.
+    pub extras: Vec<ExtraJoint>,
 }
 
 impl Chain {

@@ -316,6 +316,7 @@ impl RobotTree {
                 tip,
             });
         }
+        let names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
         Ok(Chain {
             source: self.source.clone(),
             robot: self.name.clone(),
@@ -323,6 +324,7 @@ impl RobotTree {
             tip,
             joints,
             tip_offset: pending,
+            extras: super::extra::extra_joints(&self.joints, &names, &self.source)?,
         })
     }
 
