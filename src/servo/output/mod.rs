@@ -8,7 +8,11 @@ mod virtual_servo;
 pub use serial::{OpenError, SerialServo};
 pub use virtual_servo::VirtualServo;
 
-/// A set of position servos, one per joint in chain order.
+/// A set of position servos, one per actuated joint: the chain's joints in
+/// order, then the robot's actuated joints off the chain (a gripper: the
+/// [`Chain::extras`](crate::model::Chain::extras) that mimic no other joint),
+/// in URDF order. An output with no servo for an extra joint ignores its
+/// value.
 ///
 /// Deliberately small so that every driver fits behind it: the node sends
 /// a position per tick and may read positions back. `command` returns
@@ -38,6 +42,21 @@ pub trait ServoOutput {
     /// reason.
     fn link_ok(&self) -> bool {
         true
+    }
+    /// Lets the servos go limp: no holding torque (bus servos) or no pulses
+    /// (hobby servos); commands are not sent until [`enable`]. Default: an
+    /// output that cannot go limp ignores it.
+    ///
+    /// [`enable`]: ServoOutput::enable
+    fn relax(&mut self) {}
+    /// Makes limp servos hold again, resuming from where they are
+    /// (measured positions; for hobby servos the last command or the park
+    /// pose) at the start-up speed, never with a jump.
+    fn enable(&mut self) {}
+    /// True between [`relax`](ServoOutput::relax) and
+    /// [`enable`](ServoOutput::enable).
+    fn relaxed(&self) -> bool {
+        false
     }
 }
 
@@ -94,6 +113,27 @@ impl ServoOutput for Output {
         match self {
             Output::Virtual(s) => s.link_ok(),
             Output::Serial(s) => s.link_ok(),
+        }
+    }
+
+    fn relax(&mut self) {
+        match self {
+            Output::Virtual(s) => s.relax(),
+            Output::Serial(s) => s.relax(),
+        }
+    }
+
+    fn enable(&mut self) {
+        match self {
+            Output::Virtual(s) => s.enable(),
+            Output::Serial(s) => s.enable(),
+        }
+    }
+
+    fn relaxed(&self) -> bool {
+        match self {
+            Output::Virtual(s) => s.relaxed(),
+            Output::Serial(s) => s.relaxed(),
         }
     }
 }

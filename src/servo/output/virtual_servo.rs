@@ -14,6 +14,9 @@ pub struct VirtualServo {
     pub max_speed: Vec<f64>,
     /// Time constant of the lag (s).
     pub time_constant: f64,
+    /// Limp: commands are ignored and the servos stay where they are
+    /// (a relaxed arm resting on its joints, as a simulation can show it).
+    relaxed: bool,
 }
 
 impl VirtualServo {
@@ -32,6 +35,7 @@ impl VirtualServo {
             last_t: None,
             max_speed: vec![Self::DEFAULT_SPEED; n],
             time_constant: Self::DEFAULT_TIME_CONSTANT,
+            relaxed: false,
         }
     }
 
@@ -67,6 +71,9 @@ impl VirtualServo {
 impl ServoOutput for VirtualServo {
     fn command(&mut self, positions: &[f64], t: f64) {
         self.advance(t);
+        if self.relaxed {
+            return;
+        }
         for (c, &p) in self.command.iter_mut().zip(positions) {
             if p.is_finite() {
                 *c = p;
@@ -80,6 +87,20 @@ impl ServoOutput for VirtualServo {
 
     fn link(&self) -> &str {
         "virtual"
+    }
+
+    fn relax(&mut self) {
+        self.relaxed = true;
+        // Limp where they are: the lag toward the last command stops.
+        self.command.clone_from(&self.position);
+    }
+
+    fn enable(&mut self) {
+        self.relaxed = false;
+    }
+
+    fn relaxed(&self) -> bool {
+        self.relaxed
     }
 }
 
@@ -102,5 +123,23 @@ mod tests {
             s.command(&[1.0], k as f64 * 0.05);
         }
         assert!((s.feedback().unwrap()[0] - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn relaxed_servos_stay_where_they_are_until_enabled() {
+        let mut s = VirtualServo::new(vec![0.0]);
+        s.command(&[1.0], 0.0);
+        s.command(&[1.0], 0.05);
+        let at = s.feedback().unwrap()[0];
+        s.relax();
+        assert!(s.relaxed());
+        for k in 2..20 {
+            s.command(&[-1.0], k as f64 * 0.05);
+        }
+        assert_eq!(s.feedback().unwrap()[0], at, "limp: no command moves it");
+        s.enable();
+        s.command(&[-1.0], 1.0);
+        s.command(&[-1.0], 1.05);
+        assert!(s.feedback().unwrap()[0] < at, "holding again: it follows");
     }
 }
