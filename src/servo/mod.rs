@@ -29,5 +29,5 @@ pub mod dynamixel;
 pub mod feetech;
 pub mod pwm_bridge;
 
-pub use output::{OpenError, Output, SerialServo, ServoOutput, VirtualServo};
+pub use output::{Effort, OpenError, Output, SerialServo, ServoOutput, VirtualServo};
 pub use protocol::Protocol;

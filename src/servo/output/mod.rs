@@ -58,6 +58,25 @@ pub trait ServoOutput {
     fn relaxed(&self) -> bool {
         false
     }
+    /// How hard each servo pushes, per actuated joint (the order of
+    /// `command`), where the hardware measures it: what lets the node stop
+    /// a gripper that closed on an object from cooking its servo. `None`
+    /// when the output measures nothing (virtual and hobby servos).
+    fn effort(&self) -> Option<Vec<Effort>> {
+        None
+    }
+}
+
+/// One servo's effort as its hardware reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Effort {
+    /// Present load or current as a signed fraction of the servo's maximum
+    /// (-1..=1, positive pushing toward increasing joint angle); `None`
+    /// where this servo does not report it.
+    pub load: Option<f64>,
+    /// The servo says it is overloaded (or overheating): it must stop
+    /// pushing.
+    pub overload: bool,
 }
 
 /// One of the outputs a node can drive: virtual servos (simulation) or
@@ -134,6 +153,13 @@ impl ServoOutput for Output {
         match self {
             Output::Virtual(s) => s.relaxed(),
             Output::Serial(s) => s.relaxed(),
+        }
+    }
+
+    fn effort(&self) -> Option<Vec<Effort>> {
+        match self {
+            Output::Virtual(s) => s.effort(),
+            Output::Serial(s) => s.effort(),
         }
     }
 }
