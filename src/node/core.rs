@@ -372,7 +372,7 @@ impl<S: ServoOutput> NodeCore<S> {
         st.last_solve = Some(sol.status.name());
         let converged = sol.status.is_converged();
         let usable = converged
-            || (matches!(sol.status, crate::ik::Status::BestEffort(_))
+            || (matches!(sol.status, crate::ik::SolveStatus::BestEffort(_))
                 && sol.position_error <= self.config.max_best_effort_error);
         if !usable {
             st.targets.unreachable += 1;
