@@ -95,18 +95,17 @@ impl KChain {
                 let outcome = solver.solve_with_constraints(&self.chain, &target, &constraints);
                 let elapsed = start.elapsed();
                 let q = self.chain.joint_positions();
-                let (ok, verdict, pe, oe) = judge(ours, s, &q, elapsed, c);
-                let status = match (&outcome, ok) {
-                    (_, true) => "success".to_owned(),
-                    (Err(e), _) => format!("error (k: {e})"),
-                    (Ok(()), _) => verdict.to_owned(),
-                };
+                let j = judge(ours, s, &q, elapsed, c);
                 Record {
                     q,
                     t: elapsed.as_secs_f64(),
-                    status,
-                    position_error: pe,
-                    orientation_error: oe,
+                    status: j.verdict,
+                    detail: match outcome {
+                        Err(e) if !j.success() => Some(format!("k: {e}")),
+                        _ => None,
+                    },
+                    position_error: j.position_error,
+                    orientation_error: j.orientation_error,
                     iterations: 0,
                 }
             })

@@ -33,12 +33,47 @@ pub struct Record {
     pub q: Vec<f64>,
     /// Wall time in seconds.
     pub t: f64,
-    /// `success`, or what failed: `error`, `limits`, `time`, or the solver's
-    /// own status when the pose was not reached.
-    pub status: String,
+    /// `success`, or what failed.
+    pub status: Verdict,
+    /// Why, when it failed: the solver's own status when the pose was not
+    /// reached, or the error that rejected the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     pub position_error: f64,
     pub orientation_error: f64,
     pub iterations: u32,
+}
+
+/// What the benchmark makes of one returned configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Within the tolerances and the limits, in time.
+    Success,
+    /// Not within the tolerances (or not a usable joint vector).
+    Error,
+    /// A joint outside its limits.
+    Limits,
+    /// Reached, but after the budget.
+    Time,
+    /// The solver refused the query with an error.
+    Rejected,
+}
+
+/// [`judge`]'s answer: the verdict and the pose error it was based on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// Metres; NaN when the joint vector was unusable.
+    pub position_error: f64,
+    /// Radians; NaN when the joint vector was unusable.
+    pub orientation_error: f64,
+}
+
+impl Judgement {
+    pub fn success(&self) -> bool {
+        self.verdict == Verdict::Success
+    }
 }
 
 /// Summary figures of one run.
@@ -68,27 +103,35 @@ pub fn judge(
     q: &[f64],
     elapsed: Duration,
     c: &Criteria,
-) -> (bool, &'static str, f64, f64) {
+) -> Judgement {
     if q.len() != chain.dof() || q.iter().any(|v| !v.is_finite()) {
-        return (false, "error", f64::NAN, f64::NAN);
+        return Judgement {
+            verdict: Verdict::Error,
+            position_error: f64::NAN,
+            orientation_error: f64::NAN,
+        };
     }
     let tip = chain.fk(q);
     let target = sample_target(sample, c.position_only);
-    let pe = (target.position - tip.translation.vector).norm();
-    let oe = match target.orientation {
+    let position_error = (target.position - tip.translation.vector).norm();
+    let orientation_error = match target.orientation {
         Some(o) => metric::orientation_distance(&tip, &o),
         None => 0.0,
     };
     let verdict = if !chain.within_limits(q) {
-        "limits"
-    } else if pe > c.position_tolerance || oe > c.orientation_tolerance {
-        "error"
+        Verdict::Limits
+    } else if position_error > c.position_tolerance || orientation_error > c.orientation_tolerance {
+        Verdict::Error
     } else if elapsed > c.budget {
-        "time"
+        Verdict::Time
     } else {
-        "success"
+        Verdict::Success
     };
-    (verdict == "success", verdict, pe, oe)
+    Judgement {
+        verdict,
+        position_error,
+        orientation_error,
+    }
 }
 
 /// The target a sample asks for.
@@ -114,24 +157,22 @@ pub fn run(solver: &mut Solver, set: &TargetSet, seed: &[f64], c: &Criteria) -> 
             let elapsed = start.elapsed();
             match result {
                 Ok(sol) => {
-                    let (ok, verdict, pe, oe) = judge(&chain, sample, &sol.q, elapsed, c);
+                    let j = judge(&chain, sample, &sol.q, elapsed, c);
                     Record {
-                        status: if ok || verdict != "error" {
-                            verdict.to_owned()
-                        } else {
-                            format!("error ({})", sol.status)
-                        },
+                        status: j.verdict,
+                        detail: (j.verdict == Verdict::Error).then(|| sol.status.to_string()),
                         q: sol.q,
                         t: elapsed.as_secs_f64(),
-                        position_error: pe,
-                        orientation_error: oe,
+                        position_error: j.position_error,
+                        orientation_error: j.orientation_error,
                         iterations: sol.iterations,
                     }
                 }
                 Err(e) => Record {
                     q: Vec::new(),
                     t: elapsed.as_secs_f64(),
-                    status: format!("rejected ({e})"),
+                    status: Verdict::Rejected,
+                    detail: Some(e.to_string()),
                     position_error: f64::NAN,
                     orientation_error: f64::NAN,
                     iterations: 0,
@@ -147,7 +188,7 @@ pub fn summarize(solver: &str, targets: &str, records: &[Record], c: &Criteria) 
     let mut all: Vec<f64> = records.iter().map(|r| r.t * 1e6).collect();
     let mut ok: Vec<f64> = records
         .iter()
-        .filter(|r| r.status == "success")
+        .filter(|r| r.status == Verdict::Success)
         .map(|r| r.t * 1e6)
         .collect();
     let successes = ok.len();
