@@ -217,6 +217,41 @@ impl RobotTree {
     /// root link; the tip defaults to the only leaf below the base (an error
     /// lists the leaves when there are several).
     pub fn chain(&self, sel: &ChainSelection) -> Result<Chain, ModelError> {
+        let (base, tip) = self.ends(sel)?;
+        let path = self.path(&base, &tip)?;
+        let mut joints = Vec::new();
+        let mut pending = Transform::identity();
+        for &ji in &path {
+            let j = &self.joints[ji];
+            let origin = pending * origin_transform(&j.origin);
+            match self.moving_joint(j, origin)? {
+                Some(joint) => {
+                    joints.push(joint);
+                    pending = Transform::identity();
+                }
+                // A fixed joint folds into the next moving joint's origin.
+                None => pending = origin,
+            }
+        }
+        if joints.is_empty() {
+            return Err(ModelError::NoMovingJoint {
+                source_name: self.source.clone(),
+                base,
+                tip,
+            });
+        }
+        Ok(Chain {
+            source: self.source.clone(),
+            robot: self.name.clone(),
+            base,
+            tip,
+            joints,
+            tip_offset: pending,
+        })
+    }
+
+    /// The base and tip links a selection names, defaults filled in.
+    fn ends(&self, sel: &ChainSelection) -> Result<(String, String), ModelError> {
         let base = match &sel.base {
             Some(b) => self.resolve(b, "base")?,
             None => self.root.clone(),
@@ -235,10 +270,13 @@ impl RobotTree {
                 leaves[0].clone()
             }
         };
+        Ok((base, tip))
+    }
 
-        // Walk up from the tip until the base.
+    /// The joints from `base` down to `tip`, in that order.
+    fn path(&self, base: &str, tip: &str) -> Result<Vec<usize>, ModelError> {
         let mut path: Vec<usize> = Vec::new();
-        let mut link = tip.as_str();
+        let mut link = tip;
         while link != base {
             match self.parent_joint.get(link) {
                 Some(&ji) => {
@@ -246,87 +284,71 @@ impl RobotTree {
                     link = &self.joints[ji].parent.link;
                 }
                 None => {
-                    let hint = if self.is_below(&base, &tip) {
+                    let hint = if self.is_below(base, tip) {
                         format!("'{tip}' is above '{base}'; swap them")
                     } else {
                         format!("'{tip}' is not below '{base}' in the tree")
                     };
                     return Err(ModelError::NoPath {
                         source_name: self.source.clone(),
-                        base,
-                        tip,
+                        base: base.to_owned(),
+                        tip: tip.to_owned(),
                         hint,
                     });
                 }
             }
         }
         path.reverse();
+        Ok(path)
+    }
 
-        let mut joints = Vec::new();
-        let mut pending = Transform::identity();
-        for &ji in &path {
-            let j = &self.joints[ji];
-            let origin = pending * origin_transform(&j.origin);
-            let kind = match j.joint_type {
-                urdf_rs::JointType::Fixed => {
-                    pending = origin;
-                    continue;
-                }
-                urdf_rs::JointType::Revolute => JointKind::Revolute,
-                urdf_rs::JointType::Continuous => JointKind::Continuous,
-                urdf_rs::JointType::Prismatic => JointKind::Prismatic,
-                ref other => {
-                    return Err(ModelError::UnsupportedJoint {
-                        source_name: self.source.clone(),
-                        joint: j.name.clone(),
-                        kind: format!("{other:?}").to_lowercase(),
-                    });
-                }
-            };
-            if let Some(m) = &j.mimic {
-                return Err(ModelError::MimicInChain {
+    /// The chain joint for URDF joint `j` placed at `origin`; `None` for a
+    /// fixed joint, an error for a kind the chain cannot hold.
+    fn moving_joint(
+        &self,
+        j: &urdf_rs::Joint,
+        origin: Transform,
+    ) -> Result<Option<Joint>, ModelError> {
+        let kind = match j.joint_type {
+            urdf_rs::JointType::Fixed => return Ok(None),
+            urdf_rs::JointType::Revolute => JointKind::Revolute,
+            urdf_rs::JointType::Continuous => JointKind::Continuous,
+            urdf_rs::JointType::Prismatic => JointKind::Prismatic,
+            ref other => {
+                return Err(ModelError::UnsupportedJoint {
                     source_name: self.source.clone(),
                     joint: j.name.clone(),
-                    master: m.joint.clone(),
+                    kind: format!("{other:?}").to_lowercase(),
                 });
             }
-            let limits = match kind {
-                JointKind::Continuous => Limits::UNBOUNDED,
-                _ => Limits {
-                    lower: j.limit.lower,
-                    upper: j.limit.upper,
-                },
-            };
-            let max_velocity = if j.limit.velocity > 0.0 {
-                j.limit.velocity
-            } else {
-                f64::INFINITY
-            };
-            joints.push(Joint {
-                name: j.name.clone(),
-                kind,
-                origin,
-                axis: Unit::new_normalize(Vector3::from(j.axis.xyz.0)),
-                limits,
-                max_velocity,
-            });
-            pending = Transform::identity();
-        }
-        if joints.is_empty() {
-            return Err(ModelError::NoMovingJoint {
+        };
+        if let Some(m) = &j.mimic {
+            return Err(ModelError::MimicInChain {
                 source_name: self.source.clone(),
-                base,
-                tip,
+                joint: j.name.clone(),
+                master: m.joint.clone(),
             });
         }
-        Ok(Chain {
-            source: self.source.clone(),
-            robot: self.name.clone(),
-            base,
-            tip,
-            joints,
-            tip_offset: pending,
-        })
+        let limits = match kind {
+            JointKind::Continuous => Limits::UNBOUNDED,
+            _ => Limits {
+                lower: j.limit.lower,
+                upper: j.limit.upper,
+            },
+        };
+        let max_velocity = if j.limit.velocity > 0.0 {
+            j.limit.velocity
+        } else {
+            f64::INFINITY
+        };
+        Ok(Some(Joint {
+            name: j.name.clone(),
+            kind,
+            origin,
+            axis: Unit::new_normalize(Vector3::from(j.axis.xyz.0)),
+            limits,
+            max_velocity,
+        }))
     }
 
     /// True when `link` is `ancestor` or below it.
