@@ -9,7 +9,7 @@
 
 mod common;
 
-use arm_ik::bench::{self, Criteria, TargetSet};
+use arm_ik::bench::{self, Criteria, TargetSet, Verdict};
 use arm_ik::ik::{
     Common, JacobianOptions, JointMode, Reason, Solution, SolveStatus, Solver, SolverConfig,
     Target, Tolerance,
@@ -518,8 +518,8 @@ fn conformance(name: &str, dir: &Path) {
     let failed: Vec<_> = records
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.status != "success")
-        .map(|(i, r)| (i, r.status.clone()))
+        .filter(|(_, r)| r.status != Verdict::Success)
+        .map(|(i, r)| (i, r.status, r.detail.clone()))
         .collect();
     assert!(
         summary.success_rate >= 0.999,
