@@ -1,0 +1,204 @@
+//! One Levenberg-Marquardt descent: from a start configuration downhill on
+//! the weighted pose error until it is within tolerance, stalls, or runs
+//! out of iterations or time.
+
+use super::Workspace;
+use super::linalg::{mul, normal_equations};
+use crate::ik::metric::{PoseError, pose_error};
+use crate::ik::{Reason, Target, Tolerance};
+use crate::model::Chain;
+use std::time::Instant;
+
+/// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
+/// is stuck and a restart is cheaper than more damping.
+const MIN_DAMPING: f64 = 1e-12;
+const MAX_DAMPING: f64 = 1e8;
+/// An attempt whose error shrank by less than this factor over
+/// `STALL_WINDOW` accepted steps is in a local minimum.
+const STALL_RATIO: f64 = 0.999;
+const STALL_WINDOW: u32 = 8;
+
+/// What one descent is asked to do; the state it changes is the
+/// [`Workspace`].
+pub(super) struct Descent<'a> {
+    pub chain: &'a Chain,
+    pub target: &'a Target,
+    pub tol: Tolerance,
+    pub max_iterations: u32,
+    pub initial_damping: f64,
+    pub max_step: f64,
+    /// Rest pose and gain of the null-space pull (gain 0: none).
+    pub rest: &'a [f64],
+    pub null_gain: f64,
+    pub deadline: Instant,
+}
+
+/// How a descent ended.
+pub(super) struct Attempt {
+    pub converged: bool,
+    pub cost: f64,
+    pub iterations: u32,
+    pub end: Reason,
+}
+
+/// The weighted error of the current configuration.
+struct Residual {
+    err: PoseError,
+    /// `e`: position then rotation, each times its weight.
+    e: [f64; 6],
+    /// `|e|²`.
+    cost: f64,
+}
+
+impl Descent<'_> {
+    /// Position and orientation weights; orientation 0 when not asked.
+    fn weights(&self) -> (f64, f64) {
+        let wo = if self.target.wants_orientation() {
+            self.target.orientation_weight
+        } else {
+            0.0
+        };
+        (self.target.position_weight, wo)
+    }
+
+    fn residual(&self, err: PoseError) -> Residual {
+        let (wp, wo) = self.weights();
+        let e = [
+            wp * err.position.x,
+            wp * err.position.y,
+            wp * err.position.z,
+            wo * err.rotation.x,
+            wo * err.rotation.y,
+            wo * err.rotation.z,
+        ];
+        Residual {
+            err,
+            e,
+            cost: e.iter().map(|v| v * v).sum(),
+        }
+    }
+
+    fn ended(&self, converged: bool, r: &Residual, iterations: u32, end: Reason) -> Attempt {
+        Attempt {
+            converged,
+            cost: r.cost,
+            iterations,
+            end,
+        }
+    }
+
+    /// Descends from `ws.q`; leaves the attempt's best configuration there.
+    pub(super) fn run(&self, ws: &mut Workspace) -> Attempt {
+        let tip = self.chain.jacobian(&ws.q, &mut ws.frames);
+        let mut r = self.residual(pose_error(&tip, self.target));
+        let mut lambda = self.initial_damping;
+        let mut window_cost = r.cost;
+        let mut accepted_in_window = 0;
+        for it in 0..self.max_iterations {
+            if r.err.within(&self.tol) {
+                return self.ended(true, &r, it, Reason::IterationCap);
+            }
+            if it % 4 == 3 && Instant::now() >= self.deadline {
+                return self.ended(false, &r, it, Reason::TimeBudget);
+            }
+            if !self.step(ws, &r, lambda) {
+                lambda *= 10.0;
+                if lambda > MAX_DAMPING {
+                    return self.ended(false, &r, it, Reason::Numerical);
+                }
+                continue;
+            }
+            let trial_tip = self.chain.jacobian(&ws.trial, &mut ws.trial_frames);
+            let trial = self.residual(pose_error(&trial_tip, self.target));
+            if !(trial.cost.is_finite() && trial.cost < r.cost) {
+                lambda *= 10.0;
+                if lambda > MAX_DAMPING {
+                    return self.ended(false, &r, it + 1, Reason::Stalled);
+                }
+                continue;
+            }
+            std::mem::swap(&mut ws.q, &mut ws.trial);
+            std::mem::swap(&mut ws.frames, &mut ws.trial_frames);
+            r = trial;
+            lambda = (lambda * 0.1).max(MIN_DAMPING);
+            accepted_in_window += 1;
+            if accepted_in_window == STALL_WINDOW {
+                if r.cost > window_cost * STALL_RATIO && !r.err.within(&self.tol) {
+                    return self.ended(false, &r, it + 1, Reason::Stalled);
+                }
+                window_cost = r.cost;
+                accepted_in_window = 0;
+            }
+        }
+        let converged = r.err.within(&self.tol);
+        self.ended(converged, &r, self.max_iterations, Reason::IterationCap)
+    }
+
+    /// The damped step from `ws.q` into `ws.trial`: solved; then joints that
+    /// the step drives into a limit they sit on are dropped and it is solved
+    /// again without them, so the others make up for them. False when the
+    /// damped normal matrix is not positive definite.
+    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64) -> bool {
+        let n = ws.q.len();
+        let (wp, wo) = self.weights();
+        normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
+        for (a, &locked) in ws.active.iter_mut().zip(&ws.bounds.locked) {
+            *a = !locked;
+        }
+        let mut solved = false;
+        for _pass in 0..2 {
+            if !ws.factor.factor(&ws.normal, &ws.active, lambda) {
+                break;
+            }
+            ws.factor.substitute(&ws.rhs, &ws.active, &mut ws.step);
+            solved = true;
+            let mut dropped = false;
+            for i in 0..n {
+                if ws.active[i] && ws.bounds.blocks(i, ws.q[i], ws.step[i]) {
+                    ws.active[i] = false;
+                    dropped = true;
+                }
+            }
+            if !dropped {
+                break;
+            }
+        }
+        if !solved {
+            return false;
+        }
+        if self.null_gain > 0.0 {
+            add_null_space_pull(ws, self.rest, self.null_gain);
+        }
+        let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let scale = if largest > self.max_step {
+            self.max_step / largest
+        } else {
+            1.0
+        };
+        for i in 0..n {
+            ws.trial[i] = ws.bounds.clamp_one(i, ws.q[i] + scale * ws.step[i]);
+        }
+        true
+    }
+}
+
+/// Adds `k (I - (A+λI)⁻¹ A)(rest - q)` to the step: the part of a pull
+/// toward the rest pose that the task does not see (the damped null-space
+/// projector, reusing this step's Cholesky factor).
+fn add_null_space_pull(ws: &mut Workspace, rest: &[f64], gain: f64) {
+    for (i, z) in ws.pull.iter_mut().enumerate() {
+        *z = if ws.active[i] {
+            gain * (rest[i] - ws.q[i])
+        } else {
+            0.0
+        };
+    }
+    mul(&ws.normal, &ws.pull, &mut ws.scratch);
+    ws.factor
+        .substitute(&ws.scratch, &ws.active, &mut ws.projected);
+    for i in 0..ws.step.len() {
+        if ws.active[i] {
+            ws.step[i] += ws.pull[i] - ws.projected[i];
+        }
+    }
+}
