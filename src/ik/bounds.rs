@@ -147,23 +147,28 @@ impl Bounds {
     /// A uniform random configuration within the bounds (continuous and
     /// unbounded joints in `[-pi, pi]`); locked joints keep their value.
     pub fn sample(&self, rng: &mut Rng, q: &mut [f64]) {
-        use std::f64::consts::PI;
         for (i, v) in q.iter_mut().enumerate() {
-            if self.locked[i] {
-                continue;
+            if !self.locked[i] {
+                *v = self.place(i, rng.unit());
             }
-            let lo = if self.lower[i].is_finite() {
-                self.lower[i]
-            } else {
-                -PI
-            };
-            let hi = if self.upper[i].is_finite() {
-                self.upper[i]
-            } else {
-                PI
-            };
-            *v = rng.range(lo, hi);
         }
+    }
+
+    /// The point a fraction `u` in `[0, 1)` of the way through joint `i`'s
+    /// range (continuous and unbounded joints: `[-pi, pi]`).
+    pub fn place(&self, i: usize, u: f64) -> f64 {
+        use std::f64::consts::PI;
+        let lo = if self.lower[i].is_finite() {
+            self.lower[i]
+        } else {
+            -PI
+        };
+        let hi = if self.upper[i].is_finite() {
+            self.upper[i]
+        } else {
+            PI
+        };
+        lo + (hi - lo) * u
     }
 
     pub fn contains(&self, q: &[f64]) -> bool {

@@ -53,37 +53,31 @@ impl Factor {
     /// not positive definite (the caller raises the damping).
     pub(super) fn factor(&mut self, a: &[f64], active: &[bool], lambda: f64) -> bool {
         let n = self.n;
-        let l = &mut self.l;
+        // Row by row (Cholesky-Banachiewicz): row i needs the rows above it,
+        // finished, and its own first entries.
         for i in 0..n {
-            for j in 0..=i {
-                l[i * n + j] = if active[i] && active[j] {
-                    a[i * n + j] + if i == j { lambda } else { 0.0 }
-                } else if i == j {
-                    1.0
+            let (above, rest) = self.l.split_at_mut(i * n);
+            let row = &mut rest[..n];
+            for j in 0..i {
+                let aij = if active[i] && active[j] {
+                    a[i * n + j]
                 } else {
                     0.0
                 };
+                row[j] = (aij - dot(&row[..j], &above[j * n..j * n + j])) * self.inv_diag[j];
             }
-        }
-        for j in 0..n {
-            let mut d = l[j * n + j];
-            for k in 0..j {
-                d -= l[j * n + k] * l[j * n + k];
-            }
+            let aii = if active[i] {
+                a[i * n + i] + lambda
+            } else {
+                1.0
+            };
+            let d = aii - dot(&row[..i], &row[..i]);
             if d <= 0.0 || !d.is_finite() {
                 return false;
             }
             let d = d.sqrt();
-            let inv = 1.0 / d;
-            l[j * n + j] = d;
-            self.inv_diag[j] = inv;
-            for i in j + 1..n {
-                let mut s = l[i * n + j];
-                for k in 0..j {
-                    s -= l[i * n + k] * l[j * n + k];
-                }
-                l[i * n + j] = s * inv;
-            }
+            row[i] = d;
+            self.inv_diag[i] = 1.0 / d;
         }
         true
     }
@@ -107,6 +101,10 @@ impl Factor {
             x[i] = s * self.inv_diag[i];
         }
     }
+}
+
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
 /// `y = A x` for the row-major `n × n` matrix `a`.

@@ -16,11 +16,13 @@
 
 mod descent;
 mod linalg;
+mod restarts;
 
 use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform};
-use descent::Descent;
+use descent::{Descent, Patience};
 use linalg::Factor;
+use restarts::Restarts;
 use std::time::{Duration, Instant};
 
 /// Options of the constrained Jacobian solver.
@@ -136,6 +138,7 @@ struct Workspace {
     normal: Vec<f64>,
     factor: Factor,
     active: Vec<bool>,
+    restarts: Restarts,
 }
 
 impl JacobianSolver {
@@ -162,6 +165,7 @@ impl JacobianSolver {
             normal: vec![0.0; n * n],
             factor: Factor::new(n),
             active: vec![true; n],
+            restarts: Restarts::new(n),
         };
         Ok(JacobianSolver {
             chain: chain.clone(),
@@ -190,6 +194,7 @@ impl JacobianSolver {
         ws.bounds.clone_from(&self.template);
         ws.bounds.lock_at(&self.chain, seed, &mut ws.q);
         let clean_seed = ws.q.clone();
+        ws.restarts.reset(&mut self.rng);
         // The seed is the answer until an attempt finds a better one (an
         // attempt whose cost overflows never does).
         ws.best.copy_from_slice(&ws.q);
@@ -211,6 +216,7 @@ impl JacobianSolver {
         let mut best_cost = f64::INFINITY;
         let mut iterations = 0u32;
         let mut why_not = Reason::IterationCap;
+        let mut first = true;
         loop {
             attempts_left -= 1;
             let attempt = Descent {
@@ -223,8 +229,16 @@ impl JacobianSolver {
                 rest: &self.rest,
                 null_gain,
                 deadline,
+                patience: if out_of_reach {
+                    Patience::THOROUGH
+                } else if first {
+                    Patience::PATIENT
+                } else {
+                    Patience::QUICK
+                },
             }
             .run(ws);
+            first = false;
             iterations += attempt.iterations;
             if attempt.cost < best_cost {
                 best_cost = attempt.cost;
@@ -241,7 +255,7 @@ impl JacobianSolver {
                 why_not = Reason::TimeBudget;
                 break;
             }
-            ws.bounds.sample(&mut self.rng, &mut ws.q);
+            ws.restarts.next(&ws.bounds, &mut ws.q);
         }
         // Beyond reach is the reason whatever ended the search: no amount
         // of time would have reached the target.
