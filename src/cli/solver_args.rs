@@ -1,7 +1,7 @@
 //! Solver choice and options shared by `solve` and `bench`.
 
 use arm_ik::ik::{
-    AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, JointMode,
+    AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, JacobianOptions, JointMode,
     SolverConfig, SolverKind, Start, Tolerance,
 };
 use arm_ik::model::Chain;
@@ -44,6 +44,14 @@ pub struct SolverArgs {
     /// Lock a joint at its seed value (repeatable).
     #[arg(long = "lock", value_name = "JOINT")]
     pub locks: Vec<String>,
+    /// Jacobian: return the solution closest to the seed found within the
+    /// budget, not the first one.
+    #[arg(long)]
+    pub closest: bool,
+    /// With --closest: the weight of a joint in the distance to the seed,
+    /// JOINT=W (repeatable; joints not named weigh 1).
+    #[arg(long = "closest-weight", value_name = "JOINT=W", requires = "closest")]
+    pub closest_weights: Vec<String>,
     /// Narrow a joint's range: JOINT=MIN:MAX (repeatable).
     #[arg(
         long = "clamp",
@@ -67,6 +75,12 @@ impl SolverArgs {
                 self.budget_ms
             );
         }
+        if self.closest && self.solver != SolverKind::Jacobian {
+            anyhow::bail!(
+                "--closest is an option of the jacobian solver (the analytic solver's \
+                 --bend closest already picks the solution nearest the seed)"
+            );
+        }
         let config = match self.solver {
             SolverKind::Jacobian => {
                 let mut o = JacobianOptions {
@@ -75,6 +89,12 @@ impl SolverArgs {
                 };
                 if let Some(m) = self.max_iterations {
                     o.max_iterations = m;
+                }
+                if self.closest {
+                    o.closest = Some(Closest {
+                        weights: self.closest_weights(chain)?,
+                        ..Default::default()
+                    });
                 }
                 SolverConfig::Jacobian(o)
             }
@@ -117,23 +137,31 @@ impl SolverArgs {
         Ok((config, common))
     }
 
+    /// `--closest-weight` as one weight per joint (empty when none given).
+    fn closest_weights(&self, chain: &Chain) -> anyhow::Result<Vec<f64>> {
+        if self.closest_weights.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut weights = vec![1.0; chain.dof()];
+        for spec in &self.closest_weights {
+            let (name, w) = spec
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--closest-weight '{spec}': expected JOINT=W"))?;
+            let w: f64 = w
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--closest-weight '{spec}': '{w}' is not a number"))?;
+            weights[joint_index(chain, name)?] = w;
+        }
+        Ok(weights)
+    }
+
     fn modes(&self, chain: &Chain) -> anyhow::Result<Vec<JointMode>> {
         if self.locks.is_empty() && self.clamps.is_empty() {
             return Ok(Vec::new());
         }
         let mut modes = vec![JointMode::Free; chain.dof()];
-        let index = |name: &str| {
-            chain
-                .joints
-                .iter()
-                .position(|j| j.name == name)
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "no joint '{name}' in the chain (joints: {})",
-                        chain.joint_names().join(", ")
-                    )
-                })
-        };
+        let index = |name: &str| joint_index(chain, name);
         for name in &self.locks {
             modes[index(name)?] = JointMode::Lock;
         }
@@ -156,6 +184,20 @@ impl SolverArgs {
         }
         Ok(modes)
     }
+}
+
+/// The index of joint `name` in the chain, or an error listing the joints.
+fn joint_index(chain: &Chain, name: &str) -> anyhow::Result<usize> {
+    chain
+        .joints
+        .iter()
+        .position(|j| j.name == name)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no joint '{name}' in the chain (joints: {})",
+                chain.joint_names().join(", ")
+            )
+        })
 }
 
 fn parse_bend(s: &str) -> anyhow::Result<Bend> {

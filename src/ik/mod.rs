@@ -22,7 +22,7 @@ pub use analytic::{AnalyticOptions, Bend};
 pub use bounds::{Bounds, JointMode};
 pub use ccd::CcdOptions;
 pub use fabrik::FabrikOptions;
-pub use jacobian::JacobianOptions;
+pub use jacobian::{Closest, JacobianOptions};
 pub use metric::{PoseError, Tolerance};
 pub use rng::Rng;
 pub use solution::{Outcome, Reason, Solution, SolveStatus, finish};

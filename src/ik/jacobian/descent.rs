@@ -4,7 +4,7 @@
 
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
-use crate::ik::metric::{PoseError, pose_error};
+use crate::ik::metric::{PoseError, joint_distance, pose_error};
 use crate::ik::{Reason, Target, Tolerance};
 use crate::model::Chain;
 use std::time::Instant;
@@ -62,7 +62,36 @@ pub(super) struct Descent<'a> {
     pub null_gain: f64,
     pub deadline: Instant,
     pub patience: Patience,
+    /// Closest mode on an arm without self-motion: lean toward the seed.
+    pub toward: Option<Toward<'a>>,
 }
+
+/// How a closest-mode descent leans toward the seed.
+#[derive(Clone, Copy)]
+pub(super) struct Toward<'a> {
+    pub seed: &'a [f64],
+    /// The joint weights of the distance (empty: all 1).
+    pub weights: &'a [f64],
+    /// `μ`: the step minimises `|J dq - e|² + μ 2⁻ᵏ |dq - (seed - q)|²_W`
+    /// at iteration `k`, a Tikhonov term that pulls the first steps toward
+    /// the seed, so that the descent tends to end on the solution branch
+    /// nearest it, and fades so that it still converges exactly. 0: none.
+    pub pull: f64,
+    /// A distance from the seed past which a converging descent is not
+    /// worth finishing: the nearest solution found so far.
+    pub cutoff: f64,
+}
+
+/// The cost below which a descent has found its basin: `|e|` about 1 cm
+/// or 0.01 rad, a few iterations before the tolerance.
+const BASIN_COST: f64 = 1e-4;
+/// Joint-space distance (rad) a descent still travels from `BASIN_COST`
+/// to its solution, at most (generously: near a singular pose it is more
+/// than `|e|` suggests).
+const BASIN_MARGIN: f64 = 0.2;
+
+/// Below this the pull toward the seed no longer changes a step.
+const PULL_FADED: f64 = 1e-12;
 
 /// How a descent ended.
 pub(super) struct Attempt {
@@ -73,17 +102,17 @@ pub(super) struct Attempt {
 }
 
 /// The weighted error of the current configuration.
-struct Residual {
-    err: PoseError,
+pub(super) struct Residual {
+    pub err: PoseError,
     /// `e`: position then rotation, each times its weight.
-    e: [f64; 6],
+    pub e: [f64; 6],
     /// `|e|²`.
-    cost: f64,
+    pub cost: f64,
 }
 
 impl Descent<'_> {
     /// Position and orientation weights; orientation 0 when not asked.
-    fn weights(&self) -> (f64, f64) {
+    pub(super) fn weights(&self) -> (f64, f64) {
         let wo = if self.target.wants_orientation() {
             self.target.orientation_weight
         } else {
@@ -92,7 +121,7 @@ impl Descent<'_> {
         (self.target.position_weight, wo)
     }
 
-    fn residual(&self, err: PoseError) -> Residual {
+    pub(super) fn residual(&self, err: PoseError) -> Residual {
         let (wp, wo) = self.weights();
         let e = [
             wp * err.position.x,
@@ -137,7 +166,7 @@ impl Descent<'_> {
             if it % 4 == 3 && Instant::now() >= self.deadline {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            if !self.step(ws, &r, lambda) {
+            if !self.step(ws, &r, lambda, it) {
                 lambda *= 10.0;
                 if lambda > MAX_DAMPING {
                     return self.ended(false, &r, it, Reason::Numerical);
@@ -157,19 +186,42 @@ impl Descent<'_> {
             std::mem::swap(&mut ws.frames, &mut ws.trial_frames);
             r = trial;
             lambda = (lambda * 0.1).max(MIN_DAMPING);
+            if r.cost < BASIN_COST && self.beyond_cutoff(ws) {
+                return self.ended(false, &r, it + 1, Reason::Stalled);
+            }
         }
         let converged = r.err.within(&self.tol);
         self.ended(converged, &r, self.max_iterations, Reason::IterationCap)
+    }
+
+    /// True when `ws.q`, turned toward the seed, lies past the cutoff.
+    fn beyond_cutoff(&self, ws: &mut Workspace) -> bool {
+        let Some(c) = &self.toward else {
+            return false;
+        };
+        ws.scratch.copy_from_slice(&ws.q);
+        ws.bounds.wind_toward(&mut ws.scratch, c.seed);
+        joint_distance(self.chain, &ws.scratch, c.seed, c.weights) > c.cutoff + BASIN_MARGIN
     }
 
     /// The damped step from `ws.q` into `ws.trial`: solved; then joints that
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
-    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64) -> bool {
+    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64, it: u32) -> bool {
         let n = ws.q.len();
         let (wp, wo) = self.weights();
         normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
+        if let Some(c) = &self.toward {
+            let mu = c.pull * 0.5f64.powi(it.min(64) as i32);
+            if mu > PULL_FADED {
+                for i in 0..n {
+                    let w = mu * c.weights.get(i).copied().unwrap_or(1.0);
+                    ws.normal[i * n + i] += w;
+                    ws.rhs[i] += w * (c.seed[i] - ws.q[i]);
+                }
+            }
+        }
         for (a, &locked) in ws.active.iter_mut().zip(&ws.bounds.locked) {
             *a = !locked;
         }
