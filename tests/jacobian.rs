@@ -507,12 +507,12 @@ fn conformance(name: &str, dir: &Path) {
     };
     let mut s = solver(&chain, generous(), Vec::new());
     let records = bench::run(&mut s, &set, &seed, &criteria);
-    let summary = bench::summarize("jacobian", name, &records, &criteria);
+    let summary = bench::summarize("jacobian", &set, &records, &criteria);
     println!(
-        "{name}: {} targets, {:.1} % success, median {:.0} us, p99 {:.0} us",
+        "{name}: {} targets, {:.1} % success, p50 {:.0} us, p99 {:.0} us",
         summary.n,
         100.0 * summary.success_rate,
-        summary.median_us,
+        summary.p50_us,
         summary.p99_us
     );
     let failed: Vec<_> = records
