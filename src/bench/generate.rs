@@ -64,10 +64,8 @@ impl TargetSet {
         let mut samples = Vec::with_capacity(paths * per_path);
         for _ in 0..paths {
             let mut q = draw(&ranges, &mut rng);
-            // A direction in joint space, the largest component 1.
-            let mut dir: Vec<f64> = ranges.iter().map(|_| rng.range(-1.0, 1.0)).collect();
-            let most = dir.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-            dir.iter_mut().for_each(|v| *v /= most);
+            let mut dir = vec![0.0; ranges.len()];
+            random_direction(&mut rng, &mut dir);
             spans.push(PathSpan {
                 start: q.clone(),
                 len: per_path,
@@ -161,13 +159,18 @@ fn next_on_path(
         if smallest_singular_value(chain, &next, position_only) >= floor {
             return next;
         }
-        for (d, _) in dir.iter_mut().zip(ranges) {
-            *d = rng.range(-1.0, 1.0);
-        }
-        let most = dir.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        dir.iter_mut().for_each(|v| *v /= most);
+        random_direction(rng, dir);
     }
     step_on_path(chain, ranges, q, dir)
+}
+
+/// A random direction in joint space, its largest component 1.
+fn random_direction(rng: &mut Rng, dir: &mut [f64]) {
+    for d in dir.iter_mut() {
+        *d = rng.range(-1.0, 1.0);
+    }
+    let most = dir.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    dir.iter_mut().for_each(|v| *v /= most);
 }
 
 /// A path turns when the smallest singular value of the task Jacobian

@@ -17,6 +17,7 @@ mod kcompare;
 mod summary;
 mod targets;
 
+pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
 pub use summary::{PathFigures, Protocol, STEP_LIMIT, Summary, percentile, summarize};
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};

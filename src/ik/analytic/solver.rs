@@ -78,7 +78,7 @@ impl AnalyticSolver {
         &self.geometry
     }
 
-    /// [`approach_pitch`] of configuration `q` on this solver's chain.
+    /// [`approach_pitch`](super::approach_pitch) of configuration `q` on this solver's chain.
     pub fn approach_pitch(&self, q: &[f64]) -> f64 {
         self.geometry.approach_pitch(&self.chain, q)
     }
