@@ -26,7 +26,7 @@ pub use jacobian::JacobianOptions;
 pub use metric::{PoseError, Tolerance};
 pub use rng::Rng;
 pub use solution::{Outcome, Reason, Solution, Status, finish};
-pub use target::Target;
+pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use thiserror::Error;
