@@ -1,5 +1,6 @@
 //! Command-line interface: one file per subcommand.
 
+mod bag_args;
 mod bench;
 mod check;
 mod drive;
@@ -12,10 +13,10 @@ mod ports;
 mod progress;
 mod replay;
 mod robot;
+mod run;
 mod settings_args;
 #[cfg(test)]
 mod settings_paths;
-mod sim;
 mod solve;
 
 use clap::{Parser, Subcommand};
@@ -38,8 +39,13 @@ enum Command {
     /// Run the IK benchmark protocol on a target file.
     Bench(bench::Args),
     /// Run the node on virtual servos in simulated time: a built-in
-    /// figure-eight or targets from stdin; no ROS, no hardware.
-    Sim(sim::Args),
+    /// figure-eight placed for the robot, commands from stdin or a target
+    /// bag; no ROS, no hardware.
+    Sim(run::LoopArgs),
+    /// Run the node without ROS on real servos (--config, --port) or
+    /// virtual ones: commands as JSON lines on stdin, a target bag at its
+    /// recorded timing, or the figure-eight.
+    Run(Box<run::Args>),
     /// Time the node from a new target to the servo command and joint
     /// state (p50/p99/max) on virtual servos.
     Latency(latency::Args),
@@ -92,7 +98,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(a) => check::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
-        Command::Sim(a) => sim::run(a),
+        Command::Sim(a) => run::sim(a),
+        Command::Run(a) => run::run(*a),
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),

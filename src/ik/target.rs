@@ -173,7 +173,7 @@ mod tests {
     fn quaternions_near_unit_length_are_normalised_and_others_refused() {
         let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 1.0009])).unwrap();
         assert!((t.orientation.unwrap().w - 1.0).abs() < 1e-15);
-        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.7071, 0.7071])).unwrap();
+        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.707, 0.707])).unwrap();
         assert!((t.orientation.unwrap().coords.norm() - 1.0).abs() < 1e-15);
         for w in [1e-9, 1e-6, 0.5, 0.998, 1.002, 2.0, 1e10] {
             let e = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, w]))

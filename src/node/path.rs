@@ -10,11 +10,12 @@
 use crate::ik::{Common, JacobianOptions, Rng, Solver, SolverConfig, Status, Target};
 use crate::model::Chain;
 use nalgebra::Vector3;
+use serde::Serialize;
 use std::time::Duration;
 
 /// A figure-eight in a plane of the base frame: `center + width ·
 /// sin(ωt) · u + height · sin(2ωt) · v`, one loop per period.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FigureEight {
     /// Metres, base frame.
     pub center: [f64; 3],
