@@ -176,17 +176,8 @@ mod tests {
         Chain::from_urdf_str(urdf, None, None).unwrap()
     }
 
-    /// A two-link arm 0.15 m long (a Koch-sized reach), on a yaw joint.
-    const SMALL: &str = r#"<robot name="small">
-      <link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="tip"/>
-      <joint name="yaw" type="revolute"><parent link="base"/><child link="l1"/>
-        <axis xyz="0 0 1"/><limit lower="-2" upper="2" effort="1" velocity="2"/></joint>
-      <joint name="shoulder" type="revolute"><parent link="l1"/><child link="l2"/>
-        <origin xyz="0 0 0.03"/><axis xyz="0 1 0"/><limit lower="-1.6" upper="1.6" effort="1" velocity="2"/></joint>
-      <joint name="elbow" type="revolute"><parent link="l2"/><child link="l3"/>
-        <origin xyz="0 0 0.07"/><axis xyz="0 1 0"/><limit lower="-2.5" upper="2.5" effort="1" velocity="2"/></joint>
-      <joint name="end" type="fixed"><parent link="l3"/><child link="tip"/><origin xyz="0 0 0.08"/></joint>
-    </robot>"#;
+    /// A Koch-sized arm: 0.15 m from the shoulder to the tip.
+    const SMALL: &str = include_str!("../../tests/data/small_arm.urdf");
 
     #[test]
     fn the_path_fits_a_small_arm_and_every_point_solves() {
