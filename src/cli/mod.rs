@@ -93,6 +93,25 @@ pub fn usage_error(e: &clap::Error) -> ExitCode {
     }
 }
 
+/// An error and its causes on one line, as `{:#}` joins them, but without
+/// a cause whose text the line already holds: library errors that quote
+/// their source (`path: No such file or directory`) would otherwise say it
+/// twice.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::run(a),
@@ -107,5 +126,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ports(a) => ports::run(a),
         Command::Params(a) => params::run(a),
         Command::ImportLerobot(a) => import_lerobot::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[test]
+    fn a_cause_already_quoted_is_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("a.bag: No such file");
+        assert_eq!(error_text(&e), "a.bag: No such file");
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("reading a.bag");
+        assert_eq!(error_text(&e), "reading a.bag: No such file");
     }
 }
