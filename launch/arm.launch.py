@@ -18,8 +18,8 @@ Launch arguments:
                 direction, scale, ranges (default: the package's
                 servos_pwm.yaml or servos_feetech.yaml, per protocol; a bare
                 name is looked up in share/arm_ik/config/)
-  urdf, params_file, base_link, tip_link, rviz, rviz_config: as in
-                display.launch.py
+  urdf, params_file, base_link, tip_link, rviz, rviz_config,
+  use_sim_time: as in display.launch.py
 
 Only launch, launch_ros and os are imported, and the
 file parses as Python 3.8 (scripts/check-packaging checks both).
@@ -61,8 +61,17 @@ def _read_urdf(path):
         return f.read()
 
 
+def _use_sim_time(context):
+    """The use_sim_time argument as the bool both nodes' parameter is."""
+    value = LaunchConfiguration('use_sim_time').perform(context).lower()
+    if value not in ('true', 'false'):
+        raise RuntimeError('arm_ik: use_sim_time:={} is not true or false'.format(value))
+    return value == 'true'
+
+
 def _nodes(context):
     urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
+    use_sim_time = _use_sim_time(context)
     params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
     description = _read_urdf(urdf)
 
@@ -83,6 +92,7 @@ def _nodes(context):
         'port': port,
         'protocol': protocol,
         'servo_config': servo_config,
+        'use_sim_time': use_sim_time,
     }
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
@@ -95,7 +105,7 @@ def _nodes(context):
             executable='robot_state_publisher',
             name='robot_state_publisher',
             output='screen',
-            parameters=[{'robot_description': description}],
+            parameters=[{'robot_description': description, 'use_sim_time': use_sim_time}],
         ),
         Node(
             package=PACKAGE,
@@ -139,6 +149,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'rviz_config', default_value=_share('config', 'arm.rviz'),
             description='RViz2 configuration file'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description='Run ik_node and robot_state_publisher on /clock (true: '
+                        'for a bag played with ros2 bag play --clock)'),
         OpaqueFunction(function=_nodes),
         Node(
             package='rviz2',

@@ -5,7 +5,7 @@
 
 use super::command::{Command, Refused};
 use super::motion::MotionLimiter;
-use super::msg::{JointState, TargetMsg};
+use super::msg::{JointState, TargetMsg, clip, stale_why};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
@@ -14,6 +14,9 @@ use crate::servo::{ServoOutput, VirtualServo};
 use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
+
+/// Longest input value a refusal quotes (bytes).
+const MAX_ECHO: usize = 120;
 
 /// A node that cannot start, and why.
 #[derive(Debug, Error)]
@@ -180,23 +183,18 @@ impl<S: ServoOutput> NodeCore<S> {
     fn check(&self, msg: &TargetMsg, now: f64) -> Result<Target, (RejectReason, String)> {
         let base = &self.solver.chain().base;
         if !msg.frame_id.is_empty() && msg.frame_id != *base {
+            let frame = clip(&msg.frame_id, MAX_ECHO);
             return Err((
                 RejectReason::WrongFrame,
-                format!("frame '{}' is not the base link '{base}'", msg.frame_id),
+                format!("frame '{frame}' is not the base link '{base}'"),
             ));
         }
         if !msg.stamp.is_finite() {
             return Err((RejectReason::NotFinite, format!("stamp {}", msg.stamp)));
         }
-        let age = now - msg.stamp;
-        if msg.stamp != 0.0 && age.abs() > self.config.max_target_age {
-            return Err((
-                RejectReason::Stale,
-                format!(
-                    "stamp {:.3} s is {:.3} s from the node clock {:.3} s (limit {} s)",
-                    msg.stamp, age, now, self.config.max_target_age
-                ),
-            ));
+        if msg.stamp != 0.0 && (now - msg.stamp).abs() > self.config.max_target_age {
+            let why = stale_why(msg.stamp, now, self.config.max_target_age);
+            return Err((RejectReason::Stale, why));
         }
         Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
             IkError::NonFiniteTarget { .. } => (RejectReason::NotFinite, e.to_string()),

@@ -37,7 +37,7 @@ pub use msg::{JointState, TargetMsg};
 pub use params::{
     NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue, UrdfSource,
 };
-pub use path::figure_eight;
+pub use path::{FigureEight, figure_eight};
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings};
 pub use status::{NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary};

@@ -2,10 +2,11 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
-use crate::node::{NodeCore, NodeError, NodeParams};
+use crate::node::{NodeCore, NodeError, NodeParams, NodeSettings};
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
 use std::fmt;
+use std::path::Path;
 use thiserror::Error;
 
 /// Why the parameters do not make a node.
@@ -134,38 +135,81 @@ pub fn output(p: &NodeParams, chain: &Chain, start: Vec<f64>) -> Result<BuiltOut
         });
     }
     let path = p.servo_config.trim();
-    let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
     let (protocol, _) = protocol(p)?;
-    if cal.protocol != protocol {
+    let (output, more) = serial(Path::new(path), p.port.trim(), chain, Some(protocol))?;
+    warnings.extend(more);
+    Ok(BuiltOutput { output, warnings })
+}
+
+/// Servos on `port` as the calibration file `path` describes them, checked
+/// against `chain` (and against `expected`, the protocol asked for, when
+/// one was), with the file's warnings.
+fn serial(
+    path: &Path,
+    port: &str,
+    chain: &Chain,
+    expected: Option<&'static Protocol>,
+) -> Result<(Output, Vec<Warning>), RunError> {
+    let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
+    if let Some(protocol) = expected
+        && cal.protocol != protocol
+    {
         return Err(bad(
             "protocol",
             format!(
-                "'{}' does not match servo_config '{path}', which describes {} servos",
-                p.protocol.trim(),
+                "'{}' does not match servo_config '{}', which describes {} servos",
+                protocol.name,
+                path.display(),
                 cal.protocol.name
             ),
         ));
     }
-    warnings.extend(cal.warnings.iter().cloned().map(Warning::Calibration));
-    let port = p.port.trim();
+    let warnings = cal
+        .warnings
+        .iter()
+        .cloned()
+        .map(Warning::Calibration)
+        .collect();
     let servo = SerialServo::open(port, cal)
         .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
-    Ok(BuiltOutput {
-        output: Output::Serial(Box::new(servo)),
-        warnings,
+    Ok((Output::Serial(Box::new(servo)), warnings))
+}
+
+/// The node core `settings` describe on the servos of the calibration file
+/// `servo_config` (its `kind` names the protocol) on `port`: what `arm_ik
+/// run --config FILE --port PORT` drives.
+pub fn build_on_port(
+    settings: &NodeSettings,
+    chain: &Chain,
+    servo_config: &Path,
+    port: &str,
+) -> Result<BuiltNode, RunError> {
+    assemble(settings, chain, |_| serial(servo_config, port, chain, None))
+}
+
+/// The node core `settings` describe on virtual servos, as the servo
+/// output type every front-end drives (`arm_ik sim`, `run` without a
+/// port).
+pub fn build_virtual(settings: &NodeSettings, chain: &Chain) -> Result<BuiltNode, RunError> {
+    assemble(settings, chain, |start| {
+        Ok((Output::Virtual(VirtualServo::new(start)), Vec::new()))
     })
 }
 
-/// The node core the parameters describe, on its output.
-pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
-    let settings = p.settings().map_err(NodeError::from)?;
+/// The node core `settings` describe, on the output `make` builds from the
+/// start pose.
+fn assemble(
+    settings: &NodeSettings,
+    chain: &Chain,
+    make: impl FnOnce(Vec<f64>) -> Result<(Output, Vec<Warning>), RunError>,
+) -> Result<BuiltNode, RunError> {
     let (solver, common) = settings.solver_config(chain).map_err(NodeError::from)?;
     let mut config = settings.node_config(chain).map_err(NodeError::from)?;
     let start = config
         .initial
         .clone()
         .unwrap_or_else(|| chain.mid_configuration());
-    let BuiltOutput { output, warnings } = output(p, chain, start)?;
+    let (output, warnings) = make(start)?;
     // Hobby servos with a park pose: the node starts where the arm is, so
     // its joint states and its first moves begin there too.
     if config.initial.is_none() {
@@ -173,6 +217,14 @@ pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> 
     }
     let core = NodeCore::new(chain, solver, common, config, output)?;
     Ok(BuiltNode { core, warnings })
+}
+
+/// The node core the parameters describe, on its output.
+pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
+    let settings = p.settings().map_err(NodeError::from)?;
+    assemble(&settings, chain, |start| {
+        output(p, chain, start).map(|b| (b.output, b.warnings))
+    })
 }
 
 #[cfg(test)]
