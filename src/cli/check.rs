@@ -13,7 +13,8 @@ pub struct Args {
     /// Base link (default: the root link).
     #[arg(long)]
     base: Option<String>,
-    /// Tip link (default: the only leaf below the base).
+    /// Tip link (default: the only leaf below the base, or the one leaf the
+    /// others, a gripper's jaws, hang below).
     #[arg(long)]
     tip: Option<String>,
     /// Print one JSON object instead of text.

@@ -64,7 +64,7 @@ declare_params! {
         robot_description: String = String::new(), live: false;
         /// First link of the chain; empty: the URDF's root link.
         base_link: String = String::new(), live: false;
-        /// Last link of the chain; empty: the only leaf link of the URDF.
+        /// Last link of the chain; empty: the only leaf below the base, or the one leaf the others (a gripper's jaws) hang below.
         tip_link: String = String::new(), live: false;
         /// IK solver (see the README's Solvers section).
         solver: String = solver().solver.name().to_owned(), live: true, allowed: solver_names;
