@@ -2,10 +2,11 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
-use crate::node::{NodeCore, NodeError, NodeParams};
+use crate::node::{JointLayout, NodeCore, NodeError, NodeParams, PoseError, PoseFile, Poses};
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
 use std::fmt;
+use std::path::Path;
 use thiserror::Error;
 
 /// Why the parameters do not make a node.
@@ -18,6 +19,9 @@ pub enum RunError {
     Output { name: &'static str, why: String },
     #[error(transparent)]
     Node(#[from] NodeError),
+    /// `poses_file` is unreadable or does not fit the robot.
+    #[error(transparent)]
+    Poses(#[from] PoseError),
 }
 
 fn bad(name: &'static str, why: impl Into<String>) -> RunError {
@@ -161,17 +165,24 @@ pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> 
     let settings = p.settings().map_err(NodeError::from)?;
     let (solver, common) = settings.solver_config(chain).map_err(NodeError::from)?;
     let mut config = settings.node_config(chain).map_err(NodeError::from)?;
-    let start = config
-        .initial
-        .clone()
-        .unwrap_or_else(|| chain.mid_configuration());
+    let poses = match p.poses() {
+        Some(path) => PoseFile::load(Path::new(path))?.check(chain)?,
+        None => Poses::default(),
+    };
+    // Every joint the node moves, the gripper included.
+    let start = JointLayout::new(chain).start(
+        config
+            .initial
+            .as_deref()
+            .unwrap_or(&chain.mid_configuration()),
+    );
     let BuiltOutput { output, warnings } = output(p, chain, start)?;
     // Hobby servos with a park pose: the node starts where the arm is, so
     // its joint states and its first moves begin there too.
     if config.initial.is_none() {
         config.initial = output.park_pose();
     }
-    let core = NodeCore::new(chain, solver, common, config, output)?;
+    let core = NodeCore::new(chain, solver, common, config, output)?.with_poses(poses);
     Ok(BuiltNode { core, warnings })
 }
 
@@ -307,7 +318,7 @@ mod tests {
         let params = hardware("tests/data/servos_pwm_parked.yaml");
         let mut node = build_node(&params, &chain).unwrap().core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             [0.0, 0.1, -0.1, 0.0, 0.2]
         );
         // Without a park pose: mid-range, as before.
@@ -315,9 +326,36 @@ mod tests {
             .unwrap()
             .core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             chain.mid_configuration()
         );
+    }
+
+    #[test]
+    fn a_poses_file_is_checked_against_the_robot_at_start() {
+        let chain = arm();
+        let p = NodeParams {
+            poses_file: format!("{}/config/poses_arm.yaml", root()),
+            ..NodeParams::default()
+        };
+        let core = build_node(&p, &chain).unwrap().core;
+        assert!(core.poses().get("home").is_some());
+        let dir = std::env::temp_dir().join(format!("arm_ik-poses-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("poses.yaml");
+        let text = std::fs::read_to_string(&p.poses_file).unwrap();
+        std::fs::write(&bad, text.replacen("elbow:", "elbw:", 1)).unwrap();
+        let p = NodeParams {
+            poses_file: bad.display().to_string(),
+            ..NodeParams::default()
+        };
+        let e = build_node(&p, &chain).err().unwrap();
+        assert!(
+            matches!(e, RunError::Poses(PoseError::UnknownJoint { .. })),
+            "{e}"
+        );
+        assert!(e.to_string().contains("'elbw'"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
