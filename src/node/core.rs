@@ -79,6 +79,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     last_tick: Option<f64>,
     first_tick: f64,
     goal: Vec<f64>,
+    /// Joint goals commanded before the start pose was known.
+    early_goals: Vec<(usize, f64)>,
     /// The gripper is held where an object stopped it.
     stalled: bool,
     gripper_load: Option<f64>,
@@ -155,6 +157,7 @@ impl<S: ServoOutput> NodeCore<S> {
             relaxed: false,
             retune: None,
             goal: start,
+            early_goals: Vec::new(),
             motion,
             solver,
             solver_config,
@@ -281,12 +284,12 @@ impl<S: ServoOutput> NodeCore<S> {
                 Some(fb) => {
                     self.motion.reset(&fb);
                     self.goal.copy_from_slice(self.motion.position());
-                    self.started = true;
+                    self.begin();
                 }
                 // Hardware that will report where it is, but has not yet
                 // (still connecting): hold the start pose until it does.
                 None if self.servo.measured() => {}
-                None => self.started = true,
+                None => self.begin(),
             }
         }
         // Until the start pose is known, the latest target waits and the

@@ -169,8 +169,8 @@ impl MotionLimiter {
             // Hard bounds: position limits (stop in time), speed, and
             // acceleration last so it always holds.
             new_v = new_v
-                .min(brake_speed(l.upper - q, a, dt))
-                .max(-brake_speed(q - l.lower, a, dt))
+                .min(limit_speed(l.upper - q, a, dt))
+                .max(-limit_speed(q - l.lower, a, dt))
                 .clamp(-vmax, vmax)
                 .min(v + a * dt)
                 .max(v - a * dt);
@@ -239,6 +239,19 @@ pub fn brake_speed(d: f64, a: f64, dt: f64) -> f64 {
     let b = 1.5 * dt;
     // Root of u^2/(2a) + b u - d = 0 in the cancellation-free form.
     2.0 * d / (b + (b * b + 2.0 * d / a).sqrt())
+}
+
+/// The fastest speed toward a position limit `d` away: one that can stop
+/// in time ([`brake_speed`]), or one that lands exactly on it this tick and
+/// stops the next within the acceleration `a` (so a goal at a limit is
+/// reached, not crept up on).
+fn limit_speed(d: f64, a: f64, dt: f64) -> f64 {
+    let land = d / dt;
+    if land <= a * dt {
+        brake_speed(d, a, dt).max(land)
+    } else {
+        brake_speed(d, a, dt)
+    }
 }
 
 #[cfg(test)]
@@ -370,6 +383,20 @@ mod tests {
             (m.position()[1], m.velocity()[1], m.goal()[1]),
             (1.5, 0.0, 1.5)
         );
+    }
+
+    #[test]
+    fn a_goal_at_a_limit_is_reached_as_fast_as_one_inside() {
+        let ticks = |goal: f64| {
+            let mut m = MotionLimiter::new(0.02, arm(1), &[0.0], false);
+            m.set_goal(&[goal]);
+            (1..200).find(|_| {
+                m.step();
+                m.position()[0] == goal
+            })
+        };
+        let (inside, at_limit) = (ticks(1.5 - 1e-9).unwrap(), ticks(1.5).unwrap());
+        assert!(at_limit <= inside + 1, "{at_limit} ticks vs {inside}");
     }
 
     #[test]

@@ -49,10 +49,20 @@ impl<S: ServoOutput> NodeCore<S> {
 
     /// New goals for some axes: the arm's replace the target being
     /// followed; a new gripper goal releases a stalled gripper.
+    /// Before the start pose is known (see [`NodeCore::tick`]) they wait,
+    /// as a target does, and are taken once it is.
     fn move_axes(&mut self, goals: impl IntoIterator<Item = (usize, f64)>) {
         let dof = self.layout.dof();
         let gripper = self.gripper.map(|g| g.axis);
         for (axis, q) in goals {
+            if !self.started {
+                self.early_goals.retain(|&(a, _)| a != axis);
+                self.early_goals.push((axis, q));
+                if axis < dof {
+                    self.pending = None;
+                }
+                continue;
+            }
             let l = self.motion.limits()[axis];
             self.goal[axis] = q.clamp(l.lower, l.upper);
             if axis < dof {
@@ -65,6 +75,16 @@ impl<S: ServoOutput> NodeCore<S> {
             }
         }
         self.motion.set_goal(&self.goal);
+    }
+
+    /// The start pose is known: the joint goals commanded before it are
+    /// taken now.
+    pub(super) fn begin(&mut self) {
+        self.started = true;
+        let early = std::mem::take(&mut self.early_goals);
+        if !early.is_empty() {
+            self.move_axes(early);
+        }
     }
 
     /// Moves the named joints to their positions (clamped to their
@@ -144,6 +164,7 @@ impl<S: ServoOutput> NodeCore<S> {
         self.relaxed = true;
         self.servo.relax();
         self.pending = None;
+        self.early_goals.clear();
         self.active = None;
         self.stalled = false;
         self.status.holding = false;
