@@ -439,7 +439,8 @@ impl<S: ServoOutput> Replay<S> {
     fn check_tick(&mut self, t: f64, js: &JointState) {
         let tick = self.report.ticks - 1;
         let dt = self.dt;
-        for i in 0..js.position.len() {
+        // The joints the node moves; the mimic joints after them follow.
+        for i in 0..self.prev_q.len().min(js.position.len()) {
             let l = self.core.motion().limits()[i];
             let q = js.position[i];
             if !q.is_finite() || !js.velocity[i].is_finite() {
