@@ -13,6 +13,7 @@
 //! printing SKIP, unless the environment variable `CI` is set: then it
 //! panics, so CI cannot silently lose these tests.
 
+pub use super::TempDir;
 use super::project_dir;
 use arm_ik::servo::pwm_bridge::{self, FirmwareStatus, FrameReader, cmd};
 use std::collections::HashMap;
@@ -135,34 +136,6 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
     drop(lock);
     built.insert(defines.to_string(), elf.clone());
     Some(elf)
-}
-
-/// A temporary folder, removed on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(what: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "arm_ik-{what}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temporary folder");
-        TempDir(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The firmware running in simavr, paced to the wall clock.
