@@ -37,12 +37,16 @@ fn calibration(path: impl AsRef<Path>) -> Calibration {
     Calibration::load(project_dir().join(path), &chain).unwrap()
 }
 
-/// The width each channel must output for `angles`: `JointMap::command`
-/// per joint on its channel, `None` (no pulses) on unconfigured channels.
+/// The width each channel must output for `angles` (the chain's joints,
+/// then optionally the gripper's; left out, at rest): the calibration's
+/// command per joint on its channel, `None` (no pulses) on unconfigured
+/// channels.
 fn expected(cal: &Calibration, angles: &[f64]) -> [Option<f64>; CHANNELS] {
+    let mut commands = vec![0; cal.joints.len()];
+    cal.commands(&cal.complete(angles), &mut commands).unwrap();
     let mut out = [None; CHANNELS];
-    for (j, &q) in cal.joints.iter().zip(angles) {
-        out[usize::from(j.output)] = Some(f64::from(j.command(q).unwrap()));
+    for (j, c) in cal.joints.iter().zip(commands) {
+        out[usize::from(j.output)] = Some(f64::from(c));
     }
     out
 }

@@ -6,10 +6,14 @@
 //! ([`Sim::plug`]), so a test can "unplug" the bus (kill the simulator)
 //! and "plug in" another one.
 
+use arm_ik::servo::calibration::Calibration;
+use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::{SerialServo, ServoOutput};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// One simulator process; killed when dropped.
 pub struct Sim {
@@ -107,5 +111,92 @@ impl Sim {
 impl Drop for Sim {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Servo ids in chain order.
+pub fn ids(cal: &Calibration) -> Vec<u64> {
+    cal.joints.iter().map(|j| u64::from(j.output)).collect()
+}
+
+/// Joint angles whose commands are exactly `ticks`.
+pub fn angles_for(cal: &Calibration, ticks: &[i32]) -> Vec<f64> {
+    let q = cal.angles(ticks);
+    let mut back = vec![0; ticks.len()];
+    cal.commands(&q, &mut back).unwrap();
+    assert_eq!(back, ticks, "the test pose must map exactly");
+    q
+}
+
+pub fn csv(v: &[i32]) -> String {
+    v.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Streams `q` (like the node: every 20 ms) until `done` or `secs` pass;
+/// true when `done`. Every `command` call must return promptly: the link
+/// never makes the caller wait on the port.
+pub fn stream_until(
+    servo: &mut SerialServo,
+    q: Option<&[f64]>,
+    secs: f64,
+    mut done: impl FnMut(&SerialServo) -> bool,
+) -> bool {
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        if let Some(q) = q {
+            let t = Instant::now();
+            servo.command(q, 0.0);
+            assert!(
+                t.elapsed() < Duration::from_secs(1),
+                "command() blocked for {:?}",
+                t.elapsed()
+            );
+        }
+        if done(servo) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+pub fn connected(s: &LinkStatus) -> bool {
+    s.state == LinkState::Connected
+}
+
+/// Checks the start-up move of every servo of `cal` as `sim` received it:
+/// each starts exactly where the servo was (`from`), steps no faster than
+/// `speed` (rad/s; one tick of rounding allowed), stays inside the joint's
+/// range and ends at the command (`to`).
+pub fn assert_slow_starts(sim: &Sim, cal: &Calibration, from: &[i32], to: &[i32], speed: f64) {
+    for (k, (j, id)) in cal.joints.iter().zip(ids(cal)).enumerate() {
+        let goals = sim.goals(id);
+        let per_tick = speed * j.scale / cal.link.rate_hz;
+        assert!(!goals.is_empty(), "servo {id} received no goal");
+        assert_eq!(
+            goals[0], from[k],
+            "servo {id}: first goal is not where it was"
+        );
+        for w in goals.windows(2) {
+            assert!(
+                f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
+                "servo {id}: goal stepped {} -> {} (limit {per_tick:.1} per frame): {goals:?}",
+                w[0],
+                w[1]
+            );
+        }
+        for &g in &goals {
+            assert!(
+                (j.min..=j.max).contains(&g),
+                "servo {id}: goal {g} outside [{}, {}]",
+                j.min,
+                j.max
+            );
+        }
+        assert_eq!(
+            *goals.last().unwrap(),
+            to[k],
+            "servo {id} did not reach the command"
+        );
     }
 }

@@ -19,6 +19,8 @@ pub enum Reply<S> {
 /// A protocol's status reader as the shared session code drives it.
 pub trait StatusStream: Send {
     type Status;
+    /// How many parameter bytes a status packet carries.
+    fn params_len(status: &Self::Status) -> usize;
     /// Appends bytes received from the bus.
     fn push(&mut self, bytes: &[u8]);
     /// The next complete packet (or corrupt one); `None` when more bytes
@@ -137,20 +139,24 @@ impl<R: StatusStream> Servos<R> {
     }
 
     /// Sends one instruction to servo `ids[k]` and waits, at most the reply
-    /// timeout, for its status packet: used while opening, relaxing and
-    /// enabling, when the link has nothing else to do.
+    /// timeout, for its status packet of `len` parameter bytes (or none:
+    /// a refusal): used while opening, relaxing and enabling, when the link
+    /// has nothing else to do. Its other packets meanwhile (late answers
+    /// to the last tick's read) are dropped.
     pub fn request(
         &mut self,
         io: &mut dyn SerialPort,
         k: usize,
         packet: Result<Vec<u8>, EncodeError>,
+        len: usize,
         what: &str,
     ) -> Result<R::Status, SessionError> {
         Self::write(io, packet)?;
         let reply = await_reply(io, self.reply_timeout, |io| {
             self.poll(io)?;
             while let Some((j, s)) = self.next(Instant::now()) {
-                if j == Some(k) {
+                let n = R::params_len(&s);
+                if j == Some(k) && (n == len || n == 0) {
                     return Ok(Some(s));
                 }
             }

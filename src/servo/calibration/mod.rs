@@ -132,12 +132,21 @@ impl Calibration {
         park_commands(&self.joints)
     }
 
+    /// `given` positions (the chain's joints first, see
+    /// [`slots`](Self::slots)) followed by where each slot not given rests:
+    /// a caller that knows only the chain leaves the gripper at rest.
+    pub fn complete(&self, given: &[f64]) -> Vec<f64> {
+        let rest = self.slots.iter().skip(given.len()).map(|s| s.rest);
+        given.iter().copied().chain(rest).collect()
+    }
+
     /// Commands for `positions` (the output's positions, see
     /// [`slots`](Self::slots)) written into `last`, which holds the
     /// previous commands of the driven joints: a NaN or missing position
     /// leaves its joint's command as it was, so one bad value never moves
-    /// a servo, and is reported (the first one). Positions beyond the
-    /// slots, and those of joints without a servo, are ignored.
+    /// a servo, and is reported (the first NaN, else the first missing
+    /// one). Positions beyond the slots, and those of joints without a
+    /// servo, are ignored.
     pub fn commands(&self, positions: &[f64], last: &mut [i32]) -> Result<(), MapError> {
         let mut first = None;
         for (index, slot) in self.slots.iter().enumerate() {
@@ -150,6 +159,11 @@ impl Calibration {
             };
             match (result, last.get_mut(k)) {
                 (Ok(v), Some(c)) => *c = v,
+                (Err(e @ MapError::NotANumber { .. }), _)
+                    if !matches!(first, Some(MapError::NotANumber { .. })) =>
+                {
+                    first = Some(e);
+                }
                 (Err(e), _) => {
                     first.get_or_insert(e);
                 }

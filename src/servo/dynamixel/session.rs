@@ -151,16 +151,17 @@ impl DynamixelSession {
         })
     }
 
-    /// One instruction to servo `ids[k]` and its status packet; an error
-    /// number in the reply is an error naming `what`.
+    /// One instruction to servo `ids[k]` and its status packet of `len`
+    /// bytes; an error number in the reply is an error naming `what`.
     fn request(
         &mut self,
         io: &mut dyn SerialPort,
         k: usize,
         p: Result<Vec<u8>, EncodeError>,
+        len: usize,
         what: &str,
     ) -> Result<Status, SessionError> {
-        let s = self.bus.request(io, k, p, what)?;
+        let s = self.bus.request(io, k, p, len, what)?;
         self.readings.errors[k] = s.error;
         match s.error.error() {
             None => Ok(s),
@@ -179,7 +180,7 @@ impl DynamixelSession {
         what: &str,
     ) -> Result<i64, SessionError> {
         let id = self.bus.ids[k];
-        let s = self.request(io, k, packet::read_register(id, r), what)?;
+        let s = self.request(io, k, packet::read_register(id, r), r.size.into(), what)?;
         s.data(r.size.into())
             .ok()
             .and_then(|d| r.decode(d).ok())
@@ -195,7 +196,7 @@ impl DynamixelSession {
         what: &str,
     ) -> Result<(), SessionError> {
         let id = self.bus.ids[k];
-        self.request(io, k, packet::write_register(id, r, value), what)?;
+        self.request(io, k, packet::write_register(id, r, value), 0, what)?;
         Ok(())
     }
 
@@ -203,7 +204,7 @@ impl DynamixelSession {
     /// latched; true when its firmware answers FAST SYNC READ.
     fn check_servo(&mut self, io: &mut dyn SerialPort, k: usize) -> Result<bool, SessionError> {
         let id = self.bus.ids[k];
-        let s = self.request(io, k, packet::ping(id), "PING")?;
+        let s = self.request(io, k, packet::ping(id), 3, "PING")?;
         let (number, firmware) = s
             .ping_reply()
             .map_err(|e| SessionError::Device(format!("servo id {id}: {e}")))?;
@@ -234,8 +235,8 @@ impl DynamixelSession {
         let code = self.read(io, k, reg::OPERATING_MODE, "operating mode")?;
         let mode = u8::try_from(code).ok().and_then(OperatingMode::from_code);
         let name = mode.map_or_else(|| format!("an unknown ({code})"), |m| m.name().to_string());
-        let fix = "with its torque off (register 64 = 0: the mode is in EEPROM, which the servo \
-                   locks while the torque is on)";
+        let fix = "(the torque must be off to change it: the mode is in EEPROM, which the servo \
+                   locks while its torque is on)";
         match mode {
             Some(m) if !m.follows_goal_position() => Err(SessionError::Device(format!(
                 "servo id {id} is in {name} mode, which ignores goal positions; set its operating \
@@ -290,7 +291,7 @@ impl DynamixelSession {
         };
         let id = self.bus.ids[k];
         let read = packet::read_register(id, reg::HARDWARE_ERROR_STATUS);
-        let s = self.bus.request(io, k, read, "hardware error status")?;
+        let s = self.bus.request(io, k, read, 1, "hardware error status")?;
         if let Ok(&[bits]) = s.data(1) {
             self.readings.hardware[k] = Some(HardwareError(bits));
         }

@@ -307,6 +307,10 @@ impl StatusReader {
 impl StatusStream for StatusReader {
     type Status = Status;
 
+    fn params_len(status: &Status) -> usize {
+        status.params.len()
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         self.rx.push(bytes);
     }

@@ -139,15 +139,17 @@ impl FeetechSession {
         })
     }
 
-    /// One instruction to servo `ids[k]` and its reply, keeping its flags.
+    /// One instruction to servo `ids[k]` and its reply of `len` bytes,
+    /// keeping its flags.
     fn request(
         &mut self,
         io: &mut dyn SerialPort,
         k: usize,
         packet: Result<Vec<u8>, feetech::EncodeError>,
+        len: usize,
         what: &str,
     ) -> Result<StatusPacket, SessionError> {
-        let s = self.bus.request(io, k, packet, what)?;
+        let s = self.bus.request(io, k, packet, len, what)?;
         self.readings.flags[k] = s.flags;
         Ok(s)
     }
@@ -161,7 +163,7 @@ impl FeetechSession {
         what: &str,
     ) -> Result<u16, SessionError> {
         let id = self.bus.ids[k];
-        let s = self.request(io, k, feetech::read(id, addr, 2), what)?;
+        let s = self.request(io, k, feetech::read(id, addr, 2), 2, what)?;
         let d = s
             .data(2)
             .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
@@ -179,7 +181,7 @@ impl FeetechSession {
         what: &str,
     ) -> Result<(), SessionError> {
         let id = self.bus.ids[k];
-        self.request(io, k, feetech::write(id, addr, data), what)?;
+        self.request(io, k, feetech::write(id, addr, data), 0, what)?;
         Ok(())
     }
 
@@ -266,7 +268,7 @@ impl Session for FeetechSession {
         self.readings.flags.fill(ServoFlags::default());
         for k in 0..self.bus.len() {
             let id = self.bus.ids[k];
-            self.request(io, k, feetech::ping(id), "PING")?;
+            self.request(io, k, feetech::ping(id), 0, "PING")?;
         }
         for k in 0..self.bus.len() {
             self.check_model(io, k)?;

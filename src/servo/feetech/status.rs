@@ -192,6 +192,10 @@ impl StatusReader {
 impl StatusStream for StatusReader {
     type Status = StatusPacket;
 
+    fn params_len(status: &StatusPacket) -> usize {
+        status.params.len()
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         self.rx.push(bytes);
     }

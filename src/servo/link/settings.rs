@@ -161,9 +161,9 @@ impl LinkFile {
     /// `on_exit`, or what the deprecated `torque_off_on_close` says; both
     /// given must agree.
     fn on_exit(&self) -> Result<OnExit, LinkSettingError> {
-        let old =
-            self.torque_off_on_close
-                .map(|off| if off { OnExit::Relax } else { OnExit::Hold });
+        let old = self
+            .torque_off_on_close
+            .map(|off| if off { OnExit::Relax } else { OnExit::Hold });
         match (self.on_exit, old) {
             (Some(new), Some(old)) if new != old => Err(LinkSettingError::OnExitConflict {
                 on_exit: new.name(),

@@ -34,9 +34,11 @@ pub struct SerialServo {
     /// The commands of the driven joints.
     commands: Vec<i32>,
     /// No command sent yet (since the start or an enable): a first set of
-    /// positions with a NaN or a missing value is held back whole rather
-    /// than sending made-up values, unless the servos said where they are
-    /// (then those joints hold there).
+    /// positions with a NaN is held back whole rather than sending made-up
+    /// values, unless the servos said where they are (then those joints
+    /// hold there); a position left out (the gripper, by a caller that
+    /// knows only the chain) holds where the servo is, or goes to the
+    /// joint's rest when the servos cannot say.
     started: bool,
     /// The last finite position asked of each slot: what an undriven extra
     /// joint reports as its feedback.
@@ -107,6 +109,13 @@ impl ServoOutput for SerialServo {
         if !self.relaxed {
             let mut next = self.commands.clone();
             let held = !self.started && self.hold_where_they_are(&mut next);
+            let completed;
+            let positions = if self.started || held {
+                positions
+            } else {
+                completed = self.cal.complete(positions);
+                &completed
+            };
             let ok = self.cal.commands(positions, &mut next).is_ok();
             if ok || held || self.started {
                 self.commands = next;
