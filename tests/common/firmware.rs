@@ -146,6 +146,10 @@ pub struct Harness {
     reader: BufReader<std::fs::File>,
     partial: String,
     pulses: Vec<Pulse>,
+    /// The host's frames, decoded from the bytes it wrote, with the
+    /// simulated time their last chunk reached the UART.
+    received: Vec<(f64, pwm_bridge::Frame)>,
+    rx: FrameReader,
     now: f64,
 }
 
@@ -181,6 +185,8 @@ impl Harness {
             reader,
             partial: String::new(),
             pulses: vec![],
+            received: vec![],
+            rx: FrameReader::default(),
             now: 0.0,
         };
         let end = Instant::now() + Duration::from_secs(20);
@@ -241,6 +247,9 @@ impl Harness {
                 .unwrap_or_else(|e| panic!("pulse line {line:?}: {e}"));
             let t = v["t_sim"].as_f64().expect("t_sim in every pulse line");
             self.now = self.now.max(t);
+            if let Some(hex) = v["rx"].as_str() {
+                self.take_rx(hex, t);
+            }
             if let Some(ch) = v["ch"].as_u64() {
                 self.pulses.push(Pulse {
                     ch: ch as usize,
@@ -249,6 +258,28 @@ impl Harness {
                 });
             }
         }
+    }
+
+    /// Decodes bytes the host wrote (hex) into its frames.
+    fn take_rx(&mut self, hex: &str, t: f64) {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("rx hex"))
+            .collect();
+        self.rx.push(&bytes);
+        while let Some(f) = self.rx.next_frame() {
+            self.received.push((t, f));
+        }
+    }
+
+    /// The simulated times (s) at which frames with command `command`
+    /// from the host reached the firmware, up to now.
+    pub fn received(&mut self, command: u8) -> Vec<f64> {
+        self.drain();
+        self.received
+            .iter()
+            .filter(|(_, f)| f.command == command)
+            .map(|(t, _)| *t)
+            .collect()
     }
 
     /// Simulated time reached so far (s), to 100 ms at worst.

@@ -6,6 +6,7 @@
 pub mod bus_sim;
 pub mod dynamixel;
 pub mod firmware;
+pub mod pulses;
 
 use arm_ik::model::Chain;
 use std::path::{Path, PathBuf};
@@ -180,4 +181,34 @@ pub fn arm_only(text: &str) -> String {
         .filter(|l| !l.contains("joint: gripper,"))
         .map(|l| format!("{l}\n"))
         .collect()
+}
+
+/// urdf/arm.urdf with its gripper jaw: the revolute joint `gripper` (0 =
+/// closed .. 1.2 rad open) off the chain, as the project's servo files
+/// expect; added here when the file does not have it yet. The chain ends
+/// at `tool`.
+pub fn arm_with_gripper() -> Chain {
+    let text = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
+    let text = if text.contains(r#"<joint name="gripper""#) {
+        text
+    } else {
+        text.replace(
+            "</robot>",
+            r#"<joint name="gripper" type="revolute">
+    <parent link="gripper"/>
+    <child link="jaw"/>
+    <origin xyz="0.02 0 0.03" rpy="0 0 0"/>
+    <axis xyz="0 1 0"/>
+    <limit lower="0" upper="1.2" effort="0.2" velocity="4"/>
+  </joint>
+  <link name="jaw"/>
+</robot>"#,
+        )
+    };
+    let chain = Chain::from_urdf_str(&text, None, Some("tool")).unwrap();
+    assert!(
+        chain.extras.iter().any(|e| e.name == "gripper"),
+        "no gripper joint off the chain"
+    );
+    chain
 }
