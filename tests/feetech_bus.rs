@@ -18,48 +18,12 @@ use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::{SerialServo, ServoOutput};
-use common::bus_sim::{Sim, angles_for, assert_slow_starts, connected, csv, ids, stream_until};
+use common::bus_sim::{angles_for, assert_slow_starts, connected, csv, ids, stream_until};
+use common::feetech::{STARTUP_SPEED, calibration, chain, config_text, start};
 use common::{TempDir, have_python};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Starts `feetech_bus.py` with `args`, logging to `log`, plugged in at
-/// `link`.
-fn start(link: &Path, log: &Path, args: &[&str]) -> Sim {
-    let sim = Sim::start("feetech_bus.py", log, args);
-    sim.plug(link);
-    sim
-}
-
-fn chain() -> Chain {
-    Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap()
-}
-
-const STARTUP_SPEED: f64 = 2.0;
-
-/// The project's Feetech calibration (config/servos_feetech.yaml, the
-/// arm's joints) with a faster start-up move (so the tests take seconds)
-/// and a reply timeout that a busy machine's scheduling cannot trip;
-/// `relax` sets `link.on_exit: relax`.
-fn config_text(relax: bool) -> String {
-    let text = common::arm_only(&common::project_config("servos_feetech.yaml"));
-    let on_exit = if relax { "relax" } else { "hold" };
-    let edited = text
-        .replace(
-            "startup_speed: 0.3",
-            &format!("startup_speed: {STARTUP_SPEED}"),
-        )
-        .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300")
-        .replace("on_exit: hold", &format!("on_exit: {on_exit}"));
-    assert!(edited.contains("startup_speed: 2") && edited.contains("reply_timeout_ms: 300"));
-    assert!(edited.contains(&format!("on_exit: {on_exit}")));
-    edited
-}
-
-fn calibration(relax: bool) -> Calibration {
-    Calibration::from_yaml(&config_text(relax), "test config", &chain()).unwrap()
-}
 
 const FAR_PRESENT: [i32; 5] = [1100, 3000, 1000, 2900, 1000];
 const COMMAND: [i32; 5] = [3000, 1100, 3000, 1200, 3000];

@@ -5,6 +5,7 @@
 
 pub mod bus_sim;
 pub mod dynamixel;
+pub mod feetech;
 pub mod firmware;
 pub mod pulses;
 
