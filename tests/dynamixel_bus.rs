@@ -114,6 +114,8 @@ fn start_up_moves_slowly_from_measured_positions_with_torque_on_only_after_goal_
     let fin = servo.close();
     assert_eq!(fin.connects, 1, "{fin:?}");
     assert!(fin.servo_errors.is_empty(), "{:?}", fin.servo_errors);
+    let missing = fin.detail("replies_missing").and_then(|v| v.count());
+    assert_eq!(missing, Some(0), "{fin:?}");
     assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
     let events = sim.events();
     for (k, id) in ids(&cal).into_iter().enumerate() {

@@ -76,6 +76,8 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
     let fin = servo.close();
     assert_eq!(fin.connects, 1, "{fin:?}");
     assert!(fin.servo_errors.is_empty(), "{:?}", fin.servo_errors);
+    let missing = fin.detail("replies_missing").and_then(|v| v.count());
+    assert_eq!(missing, Some(0), "{fin:?}");
 
     assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
     let events = sim.events();
@@ -265,6 +267,9 @@ fn a_servo_going_silent_is_named_while_the_others_keep_their_goals() {
         "only servo 3 is missing: {:?}",
         st.servo_errors
     );
+    // Its feedback replies are counted missing (over a second of them).
+    let missing = st.detail("replies_missing").and_then(|v| v.count());
+    assert!(missing.is_some_and(|n| n >= 25), "{st:?}");
     let after = |id: u64| {
         sim.events()
             .iter()

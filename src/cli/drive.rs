@@ -198,6 +198,7 @@ fn stream(
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
                    "seconds": start.elapsed().as_secs_f64(),
                    "present": fin.present, "output": fin.output, "details": details,
+                   "reply_garbage": fin.reply_garbage, "servo_errors": fin.servo_errors,
                    "last_error": fin.last_error})
         );
     } else {

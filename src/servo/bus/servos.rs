@@ -3,8 +3,9 @@
 //! relaxing and enabling, when the link waits for each answer.
 
 use super::encode::{BROADCAST_ID, EncodeError};
-use crate::servo::link::{LinkStatus, SessionError, await_reply, read_available};
+use crate::servo::link::{Detail, LinkStatus, SessionError, await_reply, read_available};
 use serialport::SerialPort;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// One item a status reader found on the bus.
@@ -47,7 +48,17 @@ pub struct Servos<R> {
     /// Set up and streaming: only then is a quiet servo news (after a
     /// failed open, the error already says which servo failed).
     running: bool,
+    /// When each servo was asked for the feedback replies not in yet,
+    /// oldest first (replies come in order, some a tick or more late).
+    pending: Vec<VecDeque<Instant>>,
+    /// Feedback replies written off: not in within the reply timeout, or
+    /// asked on a connection that was lost (one that turns up after all
+    /// is taken back).
+    missing: u64,
 }
+
+/// The link status detail counting feedback replies that never came.
+pub const REPLIES_MISSING: &str = "replies_missing";
 
 impl<R: StatusStream> Servos<R> {
     /// The servos `ids`, read with readers made by `fresh`.
@@ -62,6 +73,8 @@ impl<R: StatusStream> Servos<R> {
             seen: vec![None; n],
             awaiting: vec![false; n],
             running: false,
+            pending: vec![VecDeque::new(); n],
+            missing: 0,
         }
     }
 
@@ -81,6 +94,8 @@ impl<R: StatusStream> Servos<R> {
         self.reader = (self.fresh)();
         self.seen.fill(None);
         self.awaiting.fill(false);
+        self.missing += self.pending.iter().map(|p| p.len() as u64).sum::<u64>();
+        self.pending.iter_mut().for_each(VecDeque::clear);
         self.running = false;
         Ok(())
     }
@@ -127,6 +142,45 @@ impl<R: StatusStream> Servos<R> {
         None
     }
 
+    /// Servo `k` is asked for its feedback.
+    pub fn ask(&mut self, k: usize) {
+        let now = Instant::now();
+        self.awaiting[k] = true;
+        let pending = &mut self.pending[k];
+        while pending
+            .front()
+            .is_some_and(|&t| now.duration_since(t) >= self.reply_timeout)
+        {
+            pending.pop_front();
+            self.missing += 1;
+        }
+        pending.push_back(now);
+    }
+
+    /// Every servo is asked for its feedback (one read of them all).
+    pub fn ask_all(&mut self) {
+        for k in 0..self.ids.len() {
+            self.ask(k);
+        }
+    }
+
+    /// Servo `k`'s feedback came in (perhaps late, for an earlier read).
+    pub fn answered(&mut self, k: usize) {
+        self.awaiting[k] = false;
+        if self.pending[k].pop_front().is_none() {
+            self.missing = self.missing.saturating_sub(1);
+        }
+    }
+
+    /// Feedback replies asked for that did not come within the reply
+    /// timeout.
+    pub fn replies_missing(&self) -> u64 {
+        let now = Instant::now();
+        let overdue = self.pending.iter().flatten();
+        let overdue = overdue.filter(|&&t| now.duration_since(t) >= self.reply_timeout);
+        self.missing + overdue.count() as u64
+    }
+
     /// Servo `k` answered at `now` (inside a reply for several).
     pub fn heard(&mut self, k: usize, now: Instant) {
         self.seen[k] = Some(now);
@@ -156,8 +210,12 @@ impl<R: StatusStream> Servos<R> {
             self.poll(io)?;
             while let Some((j, s)) = self.next(Instant::now()) {
                 let n = R::params_len(&s);
-                if j == Some(k) && (n == len || n == 0) {
-                    return Ok(Some(s));
+                match j {
+                    Some(j) if j == k && (n == len || n == 0) => return Ok(Some(s)),
+                    // A late answer to a feedback read (of one servo, or
+                    // of all at once): in, though unused.
+                    Some(j) => self.answered(j),
+                    None => (0..self.ids.len()).for_each(|j| self.answered(j)),
                 }
             }
             Ok(None)
@@ -222,8 +280,8 @@ impl<R: StatusStream> Servos<R> {
     }
 
     /// Fills the link status with each servo's problems (`flags`: what
-    /// the protocol knows of servo `k` beyond silence) and the garbage
-    /// count.
+    /// the protocol knows of servo `k` beyond silence), the garbage count
+    /// and the replies missing.
     pub fn report(&self, status: &mut LinkStatus, flags: impl Fn(usize) -> Option<String>) {
         let now = Instant::now();
         status.servo_errors.clear();
@@ -236,5 +294,9 @@ impl<R: StatusStream> Servos<R> {
             }
         }
         status.reply_garbage = self.reader.skipped() + self.bad;
+        status.details.retain(|d| d.key != REPLIES_MISSING);
+        status
+            .details
+            .push(Detail::count(REPLIES_MISSING, self.replies_missing()));
     }
 }

@@ -309,7 +309,7 @@ impl DynamixelSession {
             packet::sync_read(FEEDBACK.addr, len, &self.bus.ids)
         };
         Servos::<StatusReader>::write(io, read)?;
-        self.bus.awaiting.fill(true);
+        self.bus.ask_all();
         let mut got = false;
         let readings = &mut self.readings;
         self.bus.collect(
@@ -317,7 +317,7 @@ impl DynamixelSession {
             self.collect,
             |bus, k, s, now| match k {
                 Some(k) if readings.take(k, s.error, &s.params) => {
-                    bus.awaiting[k] = false;
+                    bus.answered(k);
                     got = true;
                 }
                 Some(_) => {}
@@ -326,7 +326,7 @@ impl DynamixelSession {
                         for (k, part) in parts.iter().enumerate() {
                             bus.heard(k, now);
                             if readings.take(k, part.error, &part.data) {
-                                bus.awaiting[k] = false;
+                                bus.answered(k);
                                 got = true;
                             }
                         }

@@ -223,7 +223,7 @@ impl FeetechSession {
                 io,
                 feetech::sync_read(reg::PRESENT_POSITION, FEEDBACK_LEN, &self.bus.ids),
             )?;
-            self.bus.awaiting.fill(true);
+            self.bus.ask_all();
         }
         let n = self.bus.len();
         let (mut asked, mut got) = (0, false);
@@ -234,7 +234,7 @@ impl FeetechSession {
             self.collect,
             |bus, k, s, _| {
                 if let Some(k) = k.filter(|&k| readings.take(k, &s)) {
-                    bus.awaiting[k] = false;
+                    bus.answered(k);
                     got = true;
                 }
             },
@@ -249,7 +249,7 @@ impl FeetechSession {
                     io,
                     feetech::read(bus.ids[k], reg::PRESENT_POSITION, FEEDBACK_LEN),
                 )?;
-                bus.awaiting[k] = true;
+                bus.ask(k);
                 Ok(true)
             },
         )?;
