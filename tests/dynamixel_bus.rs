@@ -17,7 +17,10 @@ use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::{SerialServo, ServoOutput};
-use common::bus_sim::{Sim, angles_for, assert_slow_starts, connected, csv, ids, stream_until};
+use common::bus_sim::{
+    Sim, angles_for, assert_slow_starts, check_relax_and_enable, connected, csv, goals_reached,
+    ids, stream_until,
+};
 use common::{TempDir, have_python};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -255,12 +258,7 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
     );
     let sagged = [2000, 2000, 2000, 2000, 2000, 2400];
     let second = start(&dir, "second", &link, &["--present", &csv(&sagged)]);
-    let reached = |_: &SerialServo| {
-        ids(&cal)
-            .iter()
-            .zip(COMMAND)
-            .all(|(&id, c)| second.goals(id).last() == Some(&c))
-    };
+    let reached = |_: &SerialServo| goals_reached(&second, &cal, &COMMAND);
     assert!(
         stream_until(&mut servo, Some(&q), 20.0, reached),
         "{}",
@@ -312,54 +310,9 @@ fn relax_switches_every_servo_off_and_enable_resumes_from_where_they_are() {
     let cal = calibration(OnExit::Hold);
     let q = angles_for(&cal, &COMMAND);
     let mut servo = open(&link, cal.clone());
-    assert!(stream_until(&mut servo, Some(&q), 10.0, |s| connected(
-        &s.status()
-    ) && !s
-        .status()
-        .ramping));
-    servo.relax();
-    assert!(servo.relaxed());
-    let limp = |s: &SerialServo| s.status().relaxed;
-    assert!(stream_until(&mut servo, Some(&q), 5.0, limp));
-    for id in ids(&cal) {
-        assert_eq!(sim.torques(id).last(), Some(&0), "servo {id} still on");
-    }
-    // Limp: moved by hand, the feedback follows, and nothing is written.
-    let goals_before: Vec<usize> = ids(&cal).iter().map(|&id| sim.goals(id).len()).collect();
-    sim.control(json!({"present": [2, 1800]}));
-    let mut moved = COMMAND;
-    moved[1] = 1800;
-    let by_hand = cal.angles(&moved);
-    assert!(
-        stream_until(&mut servo, Some(&q), 5.0, |s| s.feedback()
-            == Some(by_hand.clone())),
-        "{:?}",
-        servo.feedback()
-    );
-    let goals_after: Vec<usize> = ids(&cal).iter().map(|&id| sim.goals(id).len()).collect();
-    assert_eq!(goals_before, goals_after, "goals written while relaxed");
-    // Enabled: goal = where it was moved, torque on, then slowly back.
-    servo.enable();
-    assert!(!servo.relaxed());
-    let back = |_: &SerialServo| {
-        let goals = sim.goals(2);
-        goals.len() > goals_after[1] && goals.last() == Some(&COMMAND[1])
-    };
-    assert!(stream_until(&mut servo, Some(&q), 10.0, back));
-    servo.close();
-    let goals = sim.goals(2);
-    let resumed = &goals[goals_after[1]..];
-    assert_eq!(resumed[0], 1800, "enable set goal = present first");
-    let per_tick = STARTUP_SPEED * cal.joints[1].scale / cal.link.rate_hz;
-    for w in resumed.windows(2) {
-        assert!(
-            f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
-            "jump {} -> {}: {resumed:?}",
-            w[0],
-            w[1]
-        );
-    }
-    assert_eq!(sim.torques(2), [1, 0, 1], "on, relaxed, on again");
+    let holding = |s: &SerialServo| connected(&s.status()) && !s.status().ramping;
+    assert!(stream_until(&mut servo, Some(&q), 10.0, holding));
+    check_relax_and_enable(&mut sim, servo, &COMMAND, (1, 1800), STARTUP_SPEED);
 }
 
 #[test]

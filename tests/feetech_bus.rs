@@ -18,7 +18,9 @@ use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::{SerialServo, ServoOutput};
-use common::bus_sim::{angles_for, assert_slow_starts, connected, csv, ids, stream_until};
+use common::bus_sim::{
+    angles_for, assert_slow_starts, connected, csv, goals_reached, ids, stream_until,
+};
 use common::feetech::{STARTUP_SPEED, calibration, chain, config_text, start};
 use common::{TempDir, have_python};
 use serde_json::Value;
@@ -324,12 +326,7 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
         &dir.path().join("second.jsonl"),
         &["--present", &csv(&sagged)],
     );
-    let reached = |_: &SerialServo| {
-        ids(&cal)
-            .iter()
-            .zip(COMMAND)
-            .all(|(&id, c)| second.goals(id).last() == Some(&c))
-    };
+    let reached = |_: &SerialServo| goals_reached(&second, &cal, &COMMAND);
     assert!(
         stream_until(&mut servo, Some(&q), 20.0, reached),
         "{}",

@@ -9,10 +9,9 @@
 mod common;
 
 use arm_ik::servo::{SerialServo, ServoOutput};
-use common::bus_sim::{angles_for, connected, csv, ids, stream_until};
+use common::bus_sim::{angles_for, check_relax_and_enable, connected, csv, stream_until};
 use common::feetech::{STARTUP_SPEED, calibration, start};
 use common::{TempDir, have_python};
-use serde_json::json;
 
 const COMMAND: [i32; 5] = [3000, 1100, 3000, 1200, 3000];
 
@@ -31,59 +30,7 @@ fn relax_switches_every_servo_off_and_enable_resumes_from_where_they_are() {
     let holding = |s: &SerialServo| connected(&s.status()) && !s.status().ramping;
     assert!(stream_until(&mut servo, Some(&q), 10.0, holding));
 
-    servo.relax();
-    assert!(servo.relaxed());
-    assert!(stream_until(&mut servo, Some(&q), 5.0, |s| s
-        .status()
-        .relaxed));
-    for id in ids(&cal) {
-        assert_eq!(sim.torques(id).last(), Some(&0), "servo {id} still on");
-    }
-    // Limp: moved by hand, the feedback follows, and nothing is written.
-    let goals_before: Vec<usize> = ids(&cal).iter().map(|&id| sim.goals(id).len()).collect();
-    sim.control(json!({"present": [3, 2500]}));
-    let mut moved = COMMAND;
-    moved[2] = 2500;
-    let by_hand = cal.angles(&moved);
-    assert!(
-        stream_until(&mut servo, Some(&q), 5.0, |s| s.feedback()
-            == Some(by_hand.clone())),
-        "{:?}",
-        servo.feedback()
-    );
-    let goals_after: Vec<usize> = ids(&cal).iter().map(|&id| sim.goals(id).len()).collect();
-    assert_eq!(goals_before, goals_after, "goals written while relaxed");
-
-    // Enabled: goal = where it was moved, torque on, then slowly back.
-    servo.enable();
-    assert!(!servo.relaxed());
-    let back = |_: &SerialServo| {
-        let goals = sim.goals(3);
-        goals.len() > goals_after[2] && goals.last() == Some(&COMMAND[2])
-    };
-    assert!(stream_until(&mut servo, Some(&q), 10.0, back));
-    servo.close();
-    let goals = sim.goals(3);
-    let resumed = &goals[goals_after[2]..];
-    assert_eq!(resumed[0], 2500, "enable set goal = present first");
-    let per_tick = STARTUP_SPEED * cal.joints[2].scale / cal.link.rate_hz;
-    for w in resumed.windows(2) {
-        assert!(
-            f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
-            "jump {} -> {}: {resumed:?}",
-            w[0],
-            w[1]
-        );
-    }
-    assert_eq!(sim.torques(3), [1, 0, 1], "on, relaxed, on again");
-    // The goal came before the torque, on enabling as on starting.
-    let events = sim.events();
-    let mine: Vec<_> = events.iter().filter(|e| e["id"] == 3).collect();
-    let on_again = mine
-        .iter()
-        .rposition(|e| e["torque"] == 1)
-        .expect("torque on again");
-    assert_eq!(mine[on_again - 1]["goal"], 2500, "{mine:?}");
+    check_relax_and_enable(&mut sim, servo, &COMMAND, (2, 2500), STARTUP_SPEED);
 }
 
 /// The shoulder (id 2, direction -1) closes on something at 1500 on its

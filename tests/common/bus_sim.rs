@@ -200,3 +200,81 @@ pub fn assert_slow_starts(sim: &Sim, cal: &Calibration, from: &[i32], to: &[i32]
         );
     }
 }
+
+/// Every servo's last goal is its command.
+pub fn goals_reached(sim: &Sim, cal: &Calibration, command: &[i32]) -> bool {
+    ids(cal)
+        .iter()
+        .zip(command)
+        .all(|(&id, c)| sim.goals(id).last() == Some(c))
+}
+
+/// Relax and enable on a bus whose servos hold `command` through `servo`
+/// (connected, its start-up move done), streaming `command` all along:
+/// relax writes torque off to every servo; servo `k`, moved by hand to
+/// `to`, shows in the feedback, and no goal is written while limp; enable
+/// sets its goal to `to` before its torque goes on again, then brings it
+/// back no faster than `speed` (rad/s). Closes the link.
+pub fn check_relax_and_enable(
+    sim: &mut Sim,
+    mut servo: SerialServo,
+    command: &[i32],
+    (k, to): (usize, i32),
+    speed: f64,
+) {
+    let cal = servo.calibration().clone();
+    let q = angles_for(&cal, command);
+    let id = ids(&cal)[k];
+    servo.relax();
+    assert!(servo.relaxed());
+    let limp = |s: &SerialServo| s.status().relaxed;
+    assert!(stream_until(&mut servo, Some(&q), 5.0, limp));
+    for id in ids(&cal) {
+        assert_eq!(sim.torques(id).last(), Some(&0), "servo {id} still on");
+    }
+    // Limp: moved by hand, the feedback follows, and nothing is written.
+    let goal_counts =
+        |sim: &Sim| -> Vec<usize> { ids(&cal).iter().map(|&i| sim.goals(i).len()).collect() };
+    let before = goal_counts(sim);
+    sim.control(serde_json::json!({ "present": [id, to] }));
+    let mut moved = command.to_vec();
+    moved[k] = to;
+    let by_hand = cal.angles(&moved);
+    assert!(
+        stream_until(&mut servo, Some(&q), 5.0, |s| s.feedback()
+            == Some(by_hand.clone())),
+        "{:?}",
+        servo.feedback()
+    );
+    let after = goal_counts(sim);
+    assert_eq!(before, after, "goals written while relaxed");
+
+    // Enabled: goal = where it was moved, torque on, then slowly back.
+    servo.enable();
+    assert!(!servo.relaxed());
+    let back = |_: &SerialServo| {
+        let goals = sim.goals(id);
+        goals.len() > after[k] && goals.last() == Some(&command[k])
+    };
+    assert!(stream_until(&mut servo, Some(&q), 10.0, back));
+    servo.close();
+    let goals = sim.goals(id);
+    let resumed = &goals[after[k]..];
+    assert_eq!(resumed[0], to, "enable set goal = present first");
+    let per_tick = speed * cal.joints[k].scale / cal.link.rate_hz;
+    for w in resumed.windows(2) {
+        assert!(
+            f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
+            "jump {} -> {}: {resumed:?}",
+            w[0],
+            w[1]
+        );
+    }
+    assert_eq!(sim.torques(id), [1, 0, 1], "on, relaxed, on again");
+    // The goal came before the torque, on enabling as on starting.
+    let mine: Vec<Value> = sim.events().into_iter().filter(|e| e["id"] == id).collect();
+    let torque_on = |e: &Value| e["torque"] == 1 && e.get("goal").is_none();
+    let on_again = mine.iter().rposition(torque_on).expect("torque on again");
+    let goal = mine[..on_again].iter().rfind(|e| e.get("goal").is_some());
+    assert_eq!(goal.map(|e| e["goal"].clone()), Some(to.into()), "{mine:?}");
+}

@@ -15,4 +15,4 @@ pub mod servos;
 
 pub use encode::{BROADCAST_ID, EncodeError, MAX_ID, ValueError};
 pub use rx::RxBuffer;
-pub use servos::{REPLIES_MISSING, Reply, Servos, StatusStream};
+pub use servos::{REPLIES_MISSING, Reply, Servos, StatusStream, for_each_servo};

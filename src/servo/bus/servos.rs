@@ -57,6 +57,23 @@ pub struct Servos<R> {
     missing: u64,
 }
 
+/// Runs `f` for servos `0..n`, every one of them even after a failure (a
+/// servo that does not answer must not keep the others from being told);
+/// the first failure.
+pub fn for_each_servo(
+    n: usize,
+    mut f: impl FnMut(usize) -> Result<(), SessionError>,
+) -> Result<(), SessionError> {
+    let mut first = Ok(());
+    for k in 0..n {
+        let r = f(k);
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
 /// The link status detail counting feedback replies that never came.
 pub const REPLIES_MISSING: &str = "replies_missing";
 

@@ -23,7 +23,7 @@ use super::model::DynamixelModel;
 use super::packet;
 use super::status::{ErrorByte, Status, StatusReader, split_fast_sync};
 use super::table::{HardwareError, OperatingMode, Register, reg};
-use crate::servo::bus::{EncodeError, Servos};
+use crate::servo::bus::{EncodeError, Servos, for_each_servo};
 use crate::servo::joint::{Effort, FieldError, Fields, JointMap};
 use crate::servo::link::{LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome};
 use serialport::SerialPort;
@@ -379,14 +379,10 @@ impl Session for DynamixelSession {
     /// does not answer does not keep the others holding (the first failure
     /// is returned after all were asked).
     fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
-        let mut first = Ok(());
-        for k in 0..self.bus.len() {
-            let r = self.write(io, k, reg::TORQUE_ENABLE, 0, "torque off");
-            if first.is_ok() {
-                first = r;
-            }
-        }
-        first
+        let n = self.bus.len();
+        for_each_servo(n, |k| {
+            self.write(io, k, reg::TORQUE_ENABLE, 0, "torque off")
+        })
     }
 
     fn tick(

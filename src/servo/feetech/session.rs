@@ -28,7 +28,7 @@
 use super::model::{Endian, ServoModel};
 use super::packet::{self as feetech, from_sign_magnitude, reg};
 use super::status::{ServoFlags, StatusPacket, StatusReader};
-use crate::servo::bus::Servos;
+use crate::servo::bus::{Servos, for_each_servo};
 use crate::servo::joint::{Effort, FieldError, JointMap};
 use crate::servo::link::{LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome};
 use serialport::SerialPort;
@@ -300,14 +300,10 @@ impl Session for FeetechSession {
     /// does not answer does not keep the others holding (the first failure
     /// is returned after all were asked).
     fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
-        let mut first = Ok(());
-        for k in 0..self.bus.len() {
-            let r = self.write_acked(io, k, reg::TORQUE_ENABLE, &[0], "torque off");
-            if first.is_ok() {
-                first = r;
-            }
-        }
-        first
+        let n = self.bus.len();
+        for_each_servo(n, |k| {
+            self.write_acked(io, k, reg::TORQUE_ENABLE, &[0], "torque off")
+        })
     }
 
     /// Writes the goals (if any) in one SYNC WRITE and reads position and
