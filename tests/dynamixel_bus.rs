@@ -18,9 +18,10 @@ use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::{SerialServo, ServoOutput};
 use common::bus_sim::{
-    Sim, angles_for, assert_slow_starts, check_relax_and_enable, connected, csv, goals_reached,
-    ids, stream_until,
+    Sim, angles_for, assert_slow_starts, check_relax_and_enable, check_through_noise, connected,
+    csv, goals_reached, ids, stream_until,
 };
+use common::dynamixel::KOCH_BUS;
 use common::{TempDir, have_python};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -29,18 +30,6 @@ const STARTUP_SPEED: f64 = 2.0;
 /// Where the servos are at power-on, and the pose commanded (ticks).
 const FAR_PRESENT: [i32; 6] = [1000, 2900, 1200, 2800, 3000, 2500];
 const COMMAND: [i32; 6] = [3000, 1200, 2900, 1300, 1000, 2000];
-/// The Koch bus: models as config/servos_koch.yaml names them, the
-/// gripper in current-based position mode.
-const KOCH: [&str; 8] = [
-    "--model",
-    "1:xl430-w250",
-    "--model",
-    "2:xl430-w250",
-    "--mode",
-    "6:5",
-    "--ids",
-    "1,2,3,4,5,6",
-];
 
 fn koch() -> Chain {
     let urdf = common::project_dir().join("tests/data/koch_follower_standin.urdf");
@@ -67,7 +56,7 @@ fn calibration(on_exit: OnExit) -> Calibration {
 
 /// The Koch bus with `extra` arguments, plugged in at `link`.
 fn start(dir: &TempDir, name: &str, link: &Path, extra: &[&str]) -> Sim {
-    let args = [&KOCH[..], extra].concat();
+    let args = [KOCH_BUS, extra].concat();
     let sim = Sim::start(
         "dynamixel_bus.py",
         &dir.path().join(format!("{name}.jsonl")),
@@ -214,20 +203,8 @@ fn extended_position_mode_and_bus_noise_are_fine() {
     let extra = ["--present", &present, "--mode", "1:4", "--noise"];
     let sim = start(&dir, "log", &link, &extra);
     let cal = calibration(OnExit::Hold);
-    let q = angles_for(&cal, &COMMAND);
-    let mut servo = open(&link, cal.clone());
-    let target = cal.angles(&COMMAND);
-    let mut seen_zero = false;
-    let arrived = stream_until(&mut servo, Some(&q), 20.0, |s| {
-        seen_zero |= s.status().present.is_some_and(|p| p.contains(&0));
-        s.feedback() == Some(target.clone())
-    });
-    let st = servo.close();
-    assert!(arrived, "{st:?}");
-    assert!(!seen_zero, "a corrupt packet's position was taken");
-    assert_eq!(st.connects, 1, "{st:?}");
-    assert!(st.reply_garbage > 0, "no garbage was counted: {st:?}");
-    assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
+    let servo = open(&link, cal.clone());
+    check_through_noise(&sim, servo, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod common;
 use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
 use common::bus_sim::{Sim, ids};
+use common::dynamixel::KOCH_BUS;
 use common::{TempDir, have_python, project_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -33,14 +34,7 @@ const KOCH: Robot = Robot {
     base: "base_link",
     tip: "link_5",
     config: "servos_koch.yaml",
-    bus: &[
-        "--model",
-        "1:xl430-w250",
-        "--model",
-        "2:xl430-w250",
-        "--mode",
-        "6:5",
-    ],
+    bus: KOCH_BUS,
 };
 
 const OPEN_MANIPULATOR_X: Robot = Robot {

@@ -278,3 +278,30 @@ pub fn check_relax_and_enable(
     let goal = mine[..on_again].iter().rfind(|e| e.get("goal").is_some());
     assert_eq!(goal.map(|e| e["goal"].clone()), Some(to.into()), "{mine:?}");
 }
+
+/// Streams `command` through `servo` on a noisy bus until the feedback
+/// shows it: no corrupt packet's position (0 here) is ever taken, the
+/// garbage is counted, the link never drops, and the start-up move from
+/// `from` is slow (see [`assert_slow_starts`]). Closes the link.
+pub fn check_through_noise(
+    sim: &Sim,
+    mut servo: SerialServo,
+    from: &[i32],
+    command: &[i32],
+    speed: f64,
+) {
+    let cal = servo.calibration().clone();
+    let q = angles_for(&cal, command);
+    let target = cal.angles(command);
+    let mut seen_zero = false;
+    let arrived = stream_until(&mut servo, Some(&q), 20.0, |s| {
+        seen_zero |= s.status().present.is_some_and(|p| p.contains(&0));
+        s.feedback() == Some(target.clone())
+    });
+    let st = servo.close();
+    assert!(arrived, "{st:?}");
+    assert!(!seen_zero, "a corrupt packet's position was taken");
+    assert_eq!(st.connects, 1, "{st:?}");
+    assert!(st.reply_garbage > 0, "no garbage was counted: {st:?}");
+    assert_slow_starts(sim, &cal, from, command, speed);
+}

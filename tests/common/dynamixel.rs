@@ -10,6 +10,19 @@ use arm_ik::servo::dynamixel::{Register, Status, StatusReader};
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
+/// The Koch v1.1 follower's bus for `dynamixel_bus.py` (ids 1..6, its
+/// default): XL430-W250 on ids 1 and 2, XL330-M288 on the others, as
+/// config/servos_koch.yaml names them, and the gripper (id 6) in
+/// current-based position mode, as LeRobot sets it.
+pub const KOCH_BUS: &[&str] = &[
+    "--model",
+    "1:xl430-w250",
+    "--model",
+    "2:xl430-w250",
+    "--mode",
+    "6:5",
+];
+
 /// One simulator and a port open on it; the simulator is killed when
 /// dropped.
 pub struct Bus {
