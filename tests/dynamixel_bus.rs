@@ -381,3 +381,54 @@ fn every_baud_rate_from_the_factory_57600_to_4_mbaud_connects() {
     let e = st.last_error.unwrap_or_default();
     assert!(e.contains("no reply from servo id 1"), "{e}");
 }
+
+/// A servo that stops answering mid-stream is the one named, also when
+/// the feedback comes by FAST SYNC READ (whose one packet a silent servo
+/// cuts short for all): the others keep reporting where they are and
+/// getting their goals.
+#[test]
+fn a_servo_going_silent_is_named_while_the_others_keep_reporting() {
+    if !have_python() {
+        return;
+    }
+    let dir = TempDir::new("dxl-silent");
+    let link = dir.path().join("bus");
+    let present = csv(&COMMAND);
+    // Slow servos (100 ticks/s), so one pushed away stays away a while.
+    let extra = [
+        "--present",
+        &present,
+        "--silent",
+        "4",
+        "--silent-after-goals",
+        "25",
+        "--speed",
+        "100",
+    ];
+    let mut sim = start(&dir, "log", &link, &extra);
+    let cal = calibration(OnExit::Hold);
+    let q = angles_for(&cal, &COMMAND);
+    let mut servo = open(&link, cal.clone());
+    let named = |s: &SerialServo| s.link().contains("servo id 4: no reply");
+    assert!(
+        stream_until(&mut servo, Some(&q), 20.0, named),
+        "{}",
+        servo.status().describe()
+    );
+    // Servo 2 is pushed away (it creeps back to its goal, 1200): its
+    // feedback still comes.
+    sim.control(json!({"present": [2, 1500]}));
+    let moved = |s: &SerialServo| s.status().present.is_some_and(|p| p[1] > 1400);
+    assert!(
+        stream_until(&mut servo, Some(&q), 5.0, moved),
+        "{}",
+        servo.status().describe()
+    );
+    let st = servo.close();
+    let quiet: Vec<&String> = st
+        .servo_errors
+        .iter()
+        .filter(|e| e.contains("no reply"))
+        .collect();
+    assert_eq!(quiet.len(), 1, "only servo 4 is missing: {quiet:?}");
+}

@@ -276,6 +276,13 @@ impl<R: StatusStream> Servos<R> {
         }
     }
 
+    /// Every servo answered within `d` before `now`.
+    pub fn all_heard_within(&self, d: Duration, now: Instant) -> bool {
+        self.seen
+            .iter()
+            .all(|t| t.is_some_and(|t| now.saturating_duration_since(t) < d))
+    }
+
     /// The oldest of the servos' last replies: one servo gone quiet makes
     /// the link silent.
     pub fn last_reply(&self) -> Option<Instant> {

@@ -13,8 +13,8 @@
 //! Per tick: one SYNC WRITE of the goals (no reply), one SYNC READ of
 //! present current (or load), velocity and position, ten bytes from
 //! address 126 (or one FAST SYNC READ when every servo's firmware has
-//! it), whatever answers within a few milliseconds kept, the rest taken
-//! next tick. A status packet with the alert bit makes the next tick READ
+//! it and all are answering), whatever answers within a few milliseconds
+//! kept, the rest taken next tick. A status packet with the alert bit makes the next tick READ
 //! that servo's hardware error status, so the link status names the error
 //! (overload, overheating, input voltage, electrical shock, motor
 //! encoder).
@@ -303,7 +303,13 @@ impl DynamixelSession {
     /// position came in (late replies to the previous tick included).
     fn read_feedback(&mut self, io: &mut dyn SerialPort) -> Result<bool, SessionError> {
         let len = u16::from(FEEDBACK.size);
-        let read = if self.fast {
+        // FAST SYNC READ's one packet is cut short for all by a servo that
+        // does not answer: while any servo is overdue, SYNC READ, where
+        // each answers on its own, so the others keep reporting and the
+        // quiet one is the one named.
+        let overdue = self.bus.reply_timeout / 2;
+        let fast = self.fast && self.bus.all_heard_within(overdue, Instant::now());
+        let read = if fast {
             packet::fast_sync_read(FEEDBACK.addr, len, &self.bus.ids)
         } else {
             packet::sync_read(FEEDBACK.addr, len, &self.bus.ids)
