@@ -11,7 +11,7 @@ mod common;
 
 use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
-use arm_ik::servo::link::LinkState;
+use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::pwm_bridge::cmd;
 use arm_ik::servo::{SerialServo, ServoOutput};
 use common::firmware::{CHANNELS, Harness};
@@ -44,6 +44,27 @@ fn stream_to(servo: &mut SerialServo, cal: &Calibration, angles: &[f64], what: &
             && !s.relaxed
             && s.output.as_deref() == Some(&want[..])
     });
+}
+
+/// Every configured channel was pulsing up to `at` (when the RELAX frame
+/// arrived) and gives at most the pulse in progress after it, none a frame
+/// later; unconfigured channels stay silent.
+fn assert_stopped_within_one_frame(fw: &mut Harness, cal: &Calibration, at: f64) {
+    fw.wait_until(at + 0.5);
+    let configured: Vec<usize> = cal.joints.iter().map(|j| usize::from(j.output)).collect();
+    for ch in 0..CHANNELS {
+        let before = fw.pulses(ch, at - 2.0 * FRAME_S, at);
+        let after = fw.pulses(ch, at, at + FRAME_S);
+        let later = fw.pulses(ch, at + FRAME_S, at + 0.5);
+        if configured.contains(&ch) {
+            assert!(!before.is_empty(), "channel {ch}: not pulsing before RELAX");
+        }
+        assert!(after.len() <= 1, "channel {ch}: {after:?} after RELAX");
+        assert!(
+            later.is_empty(),
+            "channel {ch}: still pulsing a frame after RELAX at {at} s: {later:?}"
+        );
+    }
 }
 
 /// Relaxed: every configured channel was pulsing up to the RELAX frame
@@ -86,21 +107,7 @@ fn relax_stops_every_channel_within_one_frame_and_enable_resumes_without_a_jump(
         servo.command(&b, 0.0);
         std::thread::sleep(Duration::from_millis(20));
     }
-    fw.wait_until(at + 0.5);
-    let configured: Vec<usize> = cal.joints.iter().map(|j| usize::from(j.output)).collect();
-    for ch in 0..CHANNELS {
-        let before = fw.pulses(ch, at - 2.0 * FRAME_S, at);
-        let after = fw.pulses(ch, at, at + FRAME_S);
-        let later = fw.pulses(ch, at + FRAME_S, at + 0.5);
-        if configured.contains(&ch) {
-            assert!(!before.is_empty(), "channel {ch}: not pulsing before RELAX");
-        }
-        assert!(after.len() <= 1, "channel {ch}: {after:?} after RELAX");
-        assert!(
-            later.is_empty(),
-            "channel {ch}: still pulsing a frame after RELAX at {at} s: {later:?}"
-        );
-    }
+    assert_stopped_within_one_frame(&mut fw, &cal, at);
     let targets = fw.received(cmd::SET_TARGETS);
     assert!(
         targets.iter().all(|&t| t < at),
@@ -147,4 +154,36 @@ fn the_gripper_channel_pulses_as_its_calibration_says() {
         assert_widths(&mut fw, t + 0.1, t + 0.4, &want);
     }
     servo.close();
+}
+
+/// `link.on_exit: relax`: closing the link (as the node does on SIGINT or
+/// SIGTERM) sends RELAX, and the pulses stop within one frame of it.
+#[test]
+fn on_exit_relax_stops_the_pulses_when_the_link_closes() {
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let text = std::fs::read_to_string(project_dir().join("tests/data/servos_pwm_sim.yaml"))
+        .unwrap()
+        .replace(
+            "command_timeout_ms: 500",
+            "command_timeout_ms: 500\n  on_exit: relax",
+        );
+    let cal = Calibration::from_yaml(&text, "servos_pwm_sim.yaml", &chain).unwrap();
+    assert_eq!(cal.link.on_exit, OnExit::Relax);
+    let a = [0.3, -0.2, 0.4, -0.5, 0.1];
+    let mut servo = SerialServo::open(fw.pty(), cal.clone()).unwrap();
+    stream_to(&mut servo, &cal, &a, "streaming a");
+    // A while at the pose, so that every channel is pulsing.
+    let end = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < end {
+        servo.command(&a, 0.0);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let st = servo.close();
+    assert!(st.relaxed, "{st:?}");
+    let relax = fw.received(cmd::RELAX);
+    assert_eq!(relax.len(), 1, "one RELAX frame: {relax:?}");
+    assert_stopped_within_one_frame(&mut fw, &cal, relax[0]);
 }
