@@ -125,9 +125,9 @@ fn drive_poses_the_open_manipulator_x_gripper_included() {
 
 /// The node as ik_node runs it with `sim: false` and the Koch servo file:
 /// the bus is found, a target is solved and reached, and the joint state
-/// (the servos' measured positions) puts the tip there. The arm only: the
-/// gripper is fixed here and its entry left out, so that this checks the
-/// bus under the node whatever the node does with a gripper.
+/// (the servos' measured positions) puts the tip there. The output also
+/// drives the gripper, beside the chain: the node moves the arm and the
+/// gripper holds where it was.
 #[test]
 fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
     use arm_ik::node::{MemoryNode, NodeParams, TargetMsg};
@@ -136,21 +136,10 @@ fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
     }
     let dir = TempDir::new("dxl-node");
     let link = dir.path().join("bus");
-    let _sim = KOCH.bus(dir.path(), &link);
+    let sim = KOCH.bus(dir.path(), &link);
     let (config, _) = KOCH.config(dir.path());
-    let arm_only: String = std::fs::read_to_string(&config)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.contains("joint: joint_6,"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&config, arm_only).unwrap();
-    let urdf = std::fs::read_to_string(project_dir().join(KOCH.urdf)).unwrap();
-    let fixed = r#"<joint name="joint_6" type="fixed">"#;
-    let urdf = urdf.replace(r#"<joint name="joint_6" type="revolute">"#, fixed);
-    assert!(urdf.contains(fixed));
-    let chain = Chain::from_urdf_str(&urdf, Some(KOCH.base), Some(KOCH.tip)).unwrap();
-    assert!(chain.extras.is_empty());
+    let chain = KOCH.chain();
+    assert_eq!(chain.extras.len(), 1, "joint_6, the gripper");
     let params = NodeParams {
         sim: false,
         servo_config: config.display().to_string(),
@@ -177,5 +166,10 @@ fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
     assert!(
         (reached - p).norm() < 3e-3,
         "tip {reached} for target {p}: {status:?}"
+    );
+    let gripper = sim.goals(6);
+    assert!(
+        !gripper.is_empty() && gripper.iter().all(|&g| g == 2048),
+        "{gripper:?}"
     );
 }

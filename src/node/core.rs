@@ -279,11 +279,17 @@ impl<S: ServoOutput> NodeCore<S> {
         }
     }
 
-    /// The servos' feedback when it has one finite value per joint.
+    /// The servos' feedback of the chain's joints, when it has a finite
+    /// value for each: an output that also drives joints off the chain (a
+    /// gripper) reports those after the chain's, and they are not moved
+    /// here.
     fn valid_feedback(&self) -> Option<Vec<f64>> {
-        self.servo
-            .feedback()
-            .filter(|fb| fb.len() == self.goal.len() && fb.iter().all(|x| x.is_finite()))
+        let mut fb = self.servo.feedback()?;
+        if fb.len() < self.goal.len() {
+            return None;
+        }
+        fb.truncate(self.goal.len());
+        fb.iter().all(|x| x.is_finite()).then_some(fb)
     }
 
     fn solve(&mut self, p: Pending) -> SolveOutcome {

@@ -37,8 +37,9 @@ pub struct SerialServo {
     /// positions with a NaN is held back whole rather than sending made-up
     /// values, unless the servos said where they are (then those joints
     /// hold there); a position left out (the gripper, by a caller that
-    /// knows only the chain) holds where the servo is, or goes to the
-    /// joint's rest when the servos cannot say.
+    /// knows only the chain) holds where the servo is: on servos that
+    /// report their positions the first command waits until they have,
+    /// on others the joint goes to its rest.
     started: bool,
     /// The last finite position asked of each slot: what an undriven extra
     /// joint reports as its feedback.
@@ -109,6 +110,10 @@ impl ServoOutput for SerialServo {
         if !self.relaxed {
             let mut next = self.commands.clone();
             let held = !self.started && self.hold_where_they_are(&mut next);
+            let wait = !self.started
+                && !held
+                && positions.len() < self.cal.slots.len()
+                && self.cal.protocol.measures_positions;
             let completed;
             let positions = if self.started || held {
                 positions
@@ -117,7 +122,7 @@ impl ServoOutput for SerialServo {
                 &completed
             };
             let ok = self.cal.commands(positions, &mut next).is_ok();
-            if ok || held || self.started {
+            if !wait && (ok || held || self.started) {
                 self.commands = next;
                 self.started = true;
                 self.link.send(&self.commands);
