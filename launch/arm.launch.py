@@ -3,20 +3,25 @@
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=pwm_bridge
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyACM0 protocol:=feetech \\
         urdf:=/path/to/so101.urdf params_file:=so101.yaml servo_config:=servos_so101.yaml
+    ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=dynamixel \\
+        urdf:=/path/to/follower.urdf base_link:=base_link tip_link:=link_5
 
 Same robot_state_publisher as display.launch.py (URDF read here, passed as
 the robot_description parameter); ik_node runs with sim:=false and talks to
 the servos on `port` with `protocol`:
   pwm_bridge  the project's Arduino firmware driving hobby PWM servos
   feetech     Feetech SCS/STS bus servos (SO-100/SO-101)
+  dynamixel   ROBOTIS Dynamixel X-series bus servos (Koch v1.1,
+              OpenManipulator-X)
 RViz is off by default here (rviz:=true to watch the arm).
 
 Launch arguments:
   port          serial port of the servo bus or bridge (default /dev/ttyUSB0)
-  protocol      pwm_bridge or feetech (default pwm_bridge)
+  protocol      pwm_bridge, feetech or dynamixel (default pwm_bridge)
   servo_config  servo calibration and link file: channels or ids, zero,
                 direction, scale, ranges (default: the package's
-                servos_pwm.yaml or servos_feetech.yaml, per protocol; a bare
+                servos_pwm.yaml, servos_feetech.yaml or servos_koch.yaml,
+                per protocol; a bare
                 name is looked up in share/arm_ik/config/)
   urdf, params_file, base_link, tip_link, rviz, rviz_config, poses_file,
   use_sim_time: as in display.launch.py
@@ -37,8 +42,12 @@ from launch_ros.substitutions import FindPackageShare
 PACKAGE = 'arm_ik'
 # The named poses that fit each parameter file's robot (poses_file).
 DEFAULT_POSES = {'arm.yaml': 'poses_arm.yaml'}
-PROTOCOLS = ('pwm_bridge', 'feetech')
-DEFAULT_SERVO_CONFIG = {'pwm_bridge': 'servos_pwm.yaml', 'feetech': 'servos_feetech.yaml'}
+PROTOCOLS = ('pwm_bridge', 'feetech', 'dynamixel')
+DEFAULT_SERVO_CONFIG = {
+    'pwm_bridge': 'servos_pwm.yaml',
+    'feetech': 'servos_feetech.yaml',
+    'dynamixel': 'servos_koch.yaml',
+}
 
 
 def _share(*parts):
@@ -131,11 +140,13 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'protocol', default_value='pwm_bridge', choices=list(PROTOCOLS),
             description='Servo protocol: pwm_bridge (Arduino firmware, hobby '
-                        'PWM servos) or feetech (SCS/STS bus servos)'),
+                        'PWM servos), feetech (SCS/STS bus servos) or '
+                        'dynamixel (X-series bus servos)'),
         DeclareLaunchArgument(
             'servo_config', default_value='',
             description='Servo calibration and link file (empty: the package\'s '
-                        'servos_pwm.yaml or servos_feetech.yaml, per protocol)'),
+                        'servos_pwm.yaml, servos_feetech.yaml or '
+                        'servos_koch.yaml, per protocol)'),
         DeclareLaunchArgument(
             'urdf', default_value=_share('urdf', 'arm.urdf'),
             description='URDF of the robot (the package arm by default)'),

@@ -637,9 +637,9 @@ fn drive_reads_the_old_kind_name_and_warns_with_the_new_one() {
             && e.contains("kind: pwm_bridge"),
         "{e}"
     );
-    // The same commands as under the one name, which warns about nothing.
+    // The same commands as under the one name, which warns about no name.
     let new = run("config/servos_pwm.yaml");
-    assert!(!stderr(&new).contains("warning"), "{}", stderr(&new));
+    assert!(!stderr(&new).contains("deprecated"), "{}", stderr(&new));
     assert_eq!(json(&out)["commands"], json(&new)["commands"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

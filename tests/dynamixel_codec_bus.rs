@@ -6,12 +6,13 @@
 //! Needs `python3` (standard library only): without it the tests print
 //! SKIP, unless the `CI` environment variable is set, then they fail.
 
-mod dynamixel_sim;
+mod common;
 
 use arm_ik::servo::dynamixel::packet::{self, BROADCAST_ID};
 use arm_ik::servo::dynamixel::status::{ErrorNumber, split_fast_sync};
 use arm_ik::servo::dynamixel::{DynamixelModel, HardwareError, reg};
-use dynamixel_sim::{Bus, have_python};
+use common::dynamixel::Bus;
+use common::have_python;
 use std::io::Write;
 use std::time::{Duration, Instant};
 

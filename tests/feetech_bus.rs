@@ -16,239 +16,17 @@ mod common;
 
 use arm_ik::model::Chain;
 use arm_ik::servo::calibration::Calibration;
-use arm_ik::servo::link::{LinkState, LinkStatus};
+use arm_ik::servo::link::{LinkState, OnExit};
 use arm_ik::servo::{SerialServo, ServoOutput};
+use common::bus_sim::{
+    angles_for, assert_slow_starts, check_through_noise, connected, csv, goals_reached, ids,
+    stream_until,
+};
+use common::feetech::{STARTUP_SPEED, calibration, chain, config_text, start};
+use common::{TempDir, have_python};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// A scratch folder per test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("arm_ik_feetech_{name}_{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// True when python3 runs; otherwise SKIP, or fail under CI.
-fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
-            "CI is set but python3 does not run: the Feetech bus tests need it"
-        );
-        println!("SKIP: python3 not found (the simulated Feetech bus needs it)");
-    }
-    ok
-}
-
-/// One simulator process; killed when dropped.
-struct Sim {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Sim {
-    /// Starts `feetech_bus.py` with `args`, logging to `log`, and points
-    /// the symlink `link` at its pty (replacing what it pointed to).
-    fn start(link: &Path, log: &Path, args: &[&str]) -> Sim {
-        let script = common::project_dir().join("tests/python/feetech_bus.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .arg("--log")
-            .arg(log)
-            .args(args)
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start feetech_bus.py");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let pty = line
-            .strip_prefix("PTY ")
-            .unwrap_or_else(|| panic!("feetech_bus.py printed {line:?}, not PTY <path>"))
-            .trim()
-            .to_string();
-        let tmp = link.with_extension("new");
-        let _ = std::fs::remove_file(&tmp);
-        std::os::unix::fs::symlink(&pty, &tmp).unwrap();
-        std::fs::rename(&tmp, link).unwrap();
-        Sim {
-            child,
-            log: log.to_path_buf(),
-        }
-    }
-
-    /// Every line the simulator logged so far.
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-
-    /// The goal positions servo `id` received, in order.
-    fn goals(&self, id: u64) -> Vec<i32> {
-        self.events()
-            .iter()
-            .filter(|e| e["id"] == id && e.get("goal").is_some())
-            .map(|e| e["goal"].as_i64().unwrap() as i32)
-            .collect()
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Sim {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn chain() -> Chain {
-    Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap()
-}
-
-const STARTUP_SPEED: f64 = 2.0;
-
-/// The project's Feetech calibration (config/servos_feetech.yaml) with a
-/// faster start-up move (so the tests take seconds) and a reply timeout
-/// that a busy machine's scheduling cannot trip; `torque_off` sets
-/// `link.torque_off_on_close`.
-fn config_text(torque_off: bool) -> String {
-    let text =
-        std::fs::read_to_string(common::project_dir().join("config/servos_feetech.yaml")).unwrap();
-    let edited = text
-        .replace(
-            "startup_speed: 0.3",
-            &format!("startup_speed: {STARTUP_SPEED}"),
-        )
-        .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300")
-        .replace(
-            "torque_off_on_close: false",
-            &format!("torque_off_on_close: {torque_off}"),
-        );
-    assert!(edited.contains("startup_speed: 2") && edited.contains("reply_timeout_ms: 300"));
-    assert!(edited.contains(&format!("torque_off_on_close: {torque_off}")));
-    edited
-}
-
-fn calibration(torque_off: bool) -> Calibration {
-    Calibration::from_yaml(&config_text(torque_off), "test config", &chain()).unwrap()
-}
-
-/// Servo ids in chain order.
-fn ids(cal: &Calibration) -> Vec<u64> {
-    cal.joints.iter().map(|j| u64::from(j.output)).collect()
-}
-
-/// Joint angles whose commands are exactly `ticks`.
-fn angles_for(cal: &Calibration, ticks: &[i32]) -> Vec<f64> {
-    let q = cal.angles(ticks);
-    let mut back = vec![0; ticks.len()];
-    cal.commands(&q, &mut back).unwrap();
-    assert_eq!(back, ticks, "the test pose must map exactly");
-    q
-}
-
-fn csv(v: &[i32]) -> String {
-    v.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
-}
-
-/// Streams `q` (like the node: every 20 ms) until `done` or `secs` pass;
-/// true when `done`. Every `command` call must return promptly: the link
-/// never makes the caller wait on the port.
-fn stream_until(
-    servo: &mut SerialServo,
-    q: Option<&[f64]>,
-    secs: f64,
-    mut done: impl FnMut(&SerialServo) -> bool,
-) -> bool {
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        if let Some(q) = q {
-            let t = Instant::now();
-            servo.command(q, 0.0);
-            assert!(
-                t.elapsed() < Duration::from_secs(1),
-                "command() blocked for {:?}",
-                t.elapsed()
-            );
-        }
-        if done(servo) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-fn connected(s: &LinkStatus) -> bool {
-    s.state == LinkState::Connected
-}
-
-/// Checks the start-up move of every servo of `cal` as `sim` received it:
-/// each starts exactly where the servo was (`from`), steps no faster than
-/// `speed` (rad/s; one tick of rounding allowed), stays inside the joint's
-/// range and ends at the command (`to`).
-fn assert_slow_starts(sim: &Sim, cal: &Calibration, from: &[i32], to: &[i32], speed: f64) {
-    for (k, (j, id)) in cal.joints.iter().zip(ids(cal)).enumerate() {
-        let goals = sim.goals(id);
-        let per_tick = speed * j.scale / cal.link.rate_hz;
-        assert!(!goals.is_empty(), "servo {id} received no goal");
-        assert_eq!(
-            goals[0], from[k],
-            "servo {id}: first goal is not where it was"
-        );
-        for w in goals.windows(2) {
-            assert!(
-                f64::from((w[1] - w[0]).abs()) <= per_tick + 1.0,
-                "servo {id}: goal stepped {} -> {} (limit {per_tick:.1} per frame): {goals:?}",
-                w[0],
-                w[1]
-            );
-        }
-        for &g in &goals {
-            assert!(
-                (j.min..=j.max).contains(&g),
-                "servo {id}: goal {g} outside [{}, {}]",
-                j.min,
-                j.max
-            );
-        }
-        assert_eq!(
-            *goals.last().unwrap(),
-            to[k],
-            "servo {id} did not reach the command"
-        );
-    }
-}
 
 const FAR_PRESENT: [i32; 5] = [1100, 3000, 1000, 2900, 1000];
 const COMMAND: [i32; 5] = [3000, 1100, 3000, 1200, 3000];
@@ -258,11 +36,11 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("startup");
-    let link = dir.path("bus");
-    let sim = Sim::start(
+    let dir = TempDir::new("startup");
+    let link = dir.path().join("bus");
+    let sim = start(
         &link,
-        &dir.path("log.jsonl"),
+        &dir.path().join("log.jsonl"),
         &["--present", &csv(&FAR_PRESENT)],
     );
     let cal = calibration(false);
@@ -301,6 +79,8 @@ fn start_up_moves_slowly_from_where_the_servos_are_and_reports_their_positions()
     let fin = servo.close();
     assert_eq!(fin.connects, 1, "{fin:?}");
     assert!(fin.servo_errors.is_empty(), "{:?}", fin.servo_errors);
+    let missing = fin.detail("replies_missing").and_then(|v| v.count());
+    assert_eq!(missing, Some(0), "{fin:?}");
 
     assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
     let events = sim.events();
@@ -329,9 +109,9 @@ fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("missing");
-    let link = dir.path("bus");
-    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--silent", "3"]);
+    let dir = TempDir::new("missing");
+    let link = dir.path().join("bus");
+    let sim = start(&link, &dir.path().join("log.jsonl"), &["--silent", "3"]);
     let cal = calibration(false);
     let q = angles_for(&cal, &COMMAND);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal).unwrap();
@@ -354,7 +134,7 @@ fn a_missing_servo_is_named_nothing_moves_and_the_link_keeps_trying() {
 
     // The same through `arm_ik drive`: it fails, and its summary names
     // the servo.
-    let config = dir.path("servos.yaml");
+    let config = dir.path().join("servos.yaml");
     std::fs::write(&config, config_text(false)).unwrap();
     let out = common::arm_ik(&[
         "drive",
@@ -390,9 +170,9 @@ fn a_servo_of_another_model_is_refused() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("model");
-    let link = dir.path("bus");
-    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--model", "4:1000"]);
+    let dir = TempDir::new("model");
+    let link = dir.path().join("bus");
+    let sim = start(&link, &dir.path().join("log.jsonl"), &["--model", "4:1000"]);
     let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
     let q = vec![0.0; 5];
     let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 2);
@@ -411,9 +191,9 @@ fn a_joint_of_another_model_is_driven_when_its_entry_names_it() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("mixed");
-    let link = dir.path("bus");
-    let _sim = Sim::start(&link, &dir.path("log.jsonl"), &["--model", "4:2825"]);
+    let dir = TempDir::new("mixed");
+    let link = dir.path().join("bus");
+    let _sim = start(&link, &dir.path().join("log.jsonl"), &["--model", "4:2825"]);
     let q = vec![0.0; 5];
     let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
     let tried = stream_until(&mut servo, Some(&q), 10.0, |s| s.status().attempts >= 1);
@@ -443,12 +223,12 @@ fn a_servo_going_silent_is_named_while_the_others_keep_their_goals() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("silent");
-    let link = dir.path("bus");
+    let dir = TempDir::new("silent");
+    let link = dir.path().join("bus");
     // Servo 3 answers until it has received 25 goal writes, then goes quiet.
-    let sim = Sim::start(
+    let sim = start(
         &link,
-        &dir.path("log.jsonl"),
+        &dir.path().join("log.jsonl"),
         &[
             "--present",
             &csv(&COMMAND),
@@ -490,6 +270,9 @@ fn a_servo_going_silent_is_named_while_the_others_keep_their_goals() {
         "only servo 3 is missing: {:?}",
         st.servo_errors
     );
+    // Its feedback replies are counted missing (over a second of them).
+    let missing = st.detail("replies_missing").and_then(|v| v.count());
+    assert!(missing.is_some_and(|n| n >= 25), "{st:?}");
     let after = |id: u64| {
         sim.events()
             .iter()
@@ -511,11 +294,11 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("replug");
-    let link = dir.path("bus");
-    let mut first = Sim::start(
+    let dir = TempDir::new("replug");
+    let link = dir.path().join("bus");
+    let mut first = start(
         &link,
-        &dir.path("first.jsonl"),
+        &dir.path().join("first.jsonl"),
         &["--present", &csv(&COMMAND)],
     );
     let cal = calibration(false);
@@ -539,17 +322,12 @@ fn unplug_and_replug_reconnects_and_ramps_from_the_new_positions() {
     );
     // Plugged in again, the arm having sagged meanwhile.
     let sagged = [2000, 2000, 2000, 2000, 2000];
-    let second = Sim::start(
+    let second = start(
         &link,
-        &dir.path("second.jsonl"),
+        &dir.path().join("second.jsonl"),
         &["--present", &csv(&sagged)],
     );
-    let reached = |_: &SerialServo| {
-        ids(&cal)
-            .iter()
-            .zip(COMMAND)
-            .all(|(&id, c)| second.goals(id).last() == Some(&c))
-    };
+    let reached = |_: &SerialServo| goals_reached(&second, &cal, &COMMAND);
     assert!(
         stream_until(&mut servo, Some(&q), 20.0, reached),
         "{}",
@@ -565,43 +343,31 @@ fn garbage_and_bad_checksums_on_the_bus_are_skipped() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("garbage");
-    let link = dir.path("bus");
+    let dir = TempDir::new("garbage");
+    let link = dir.path().join("bus");
     // Before every reply: random bytes, then a status packet with a bad
     // checksum claiming position 0, then a stray FF.
-    let sim = Sim::start(
+    let sim = start(
         &link,
-        &dir.path("log.jsonl"),
+        &dir.path().join("log.jsonl"),
         &["--present", &csv(&FAR_PRESENT), "--garbage"],
     );
     let cal = calibration(false);
-    let q = angles_for(&cal, &COMMAND);
-    let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
-    let mut seen_zero = false;
-    let target = cal.angles(&COMMAND);
-    let arrived = stream_until(&mut servo, Some(&q), 20.0, |s| {
-        seen_zero |= s.status().present.is_some_and(|p| p.contains(&0));
-        s.feedback() == Some(target.clone())
-    });
-    let st = servo.close();
-    assert!(arrived, "{st:?}");
-    assert!(!seen_zero, "a corrupt packet's position was taken");
-    assert_eq!(st.connects, 1, "{st:?}");
-    assert!(st.reply_garbage > 0, "no garbage was counted: {st:?}");
-    assert_slow_starts(&sim, &cal, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
+    let servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
+    check_through_noise(&sim, servo, &FAR_PRESENT, &COMMAND, STARTUP_SPEED);
 }
 
 #[test]
-fn servo_error_flags_are_reported_and_torque_off_on_close_is_honoured() {
+fn servo_error_flags_are_reported_and_on_exit_relax_is_honoured() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("flags");
-    let link = dir.path("bus");
+    let dir = TempDir::new("flags");
+    let link = dir.path().join("bus");
     // Servo 2 reports overload (bit 5) and overheat (bit 2).
-    let sim = Sim::start(&link, &dir.path("log.jsonl"), &["--flags", "2:36"]);
+    let sim = start(&link, &dir.path().join("log.jsonl"), &["--flags", "2:36"]);
     let cal = calibration(true);
-    assert!(cal.link.torque_off_on_close);
+    assert_eq!(cal.link.on_exit, OnExit::Relax);
     let mut servo = SerialServo::open(link.to_str().unwrap(), cal.clone()).unwrap();
     let q = vec![0.0; 5];
     let reported = stream_until(&mut servo, Some(&q), 10.0, |s| {
@@ -631,8 +397,9 @@ fn servo_error_flags_are_reported_and_torque_off_on_close_is_honoured() {
 /// config/servos_so101.yaml against the SO-101 of the shared robots, so the
 /// file cannot drift from the arm it describes: it loads for the chain
 /// base_link -> gripper_frame_link, ids 1..5 in chain order with zero at
-/// 2048, and every joint's whole URDF range maps inside its servo range
-/// (no reachable angle is cut off by the range clamp).
+/// 2048, the gripper (id 6) with the middle of its range at 2048, and every
+/// joint's whole URDF range maps inside its servo range (no reachable angle
+/// is cut off by the range clamp).
 #[test]
 fn so101_calibration_fits_the_shared_urdf() {
     let Some(urdf) = common::shared_urdf("so101.urdf") else {
@@ -653,16 +420,24 @@ fn so101_calibration_fits_the_shared_urdf() {
             "shoulder_lift",
             "elbow_flex",
             "wrist_flex",
-            "wrist_roll"
+            "wrist_roll",
+            "gripper"
         ]
     );
-    assert_eq!(ids(&cal), [1, 2, 3, 4, 5]);
-    assert!(
-        !cal.link.torque_off_on_close,
+    assert_eq!(ids(&cal), [1, 2, 3, 4, 5, 6]);
+    assert!(cal.warnings.is_empty(), "{:?}", cal.warnings);
+    assert_eq!(
+        cal.link.on_exit,
+        OnExit::Hold,
         "the arm must hold when closed"
     );
     for j in &cal.joints {
-        assert_eq!(j.zero, 2048.0, "{}", j.joint);
+        if j.joint == "gripper" {
+            let middle = j.command((j.lower + j.upper) / 2.0).unwrap();
+            assert!((middle - 2048).abs() <= 1, "gripper middle at {middle}");
+        } else {
+            assert_eq!(j.zero, 2048.0, "{}", j.joint);
+        }
         for limit in [j.lower, j.upper] {
             let raw = j.zero + j.direction * j.scale * limit;
             assert!(
@@ -710,11 +485,11 @@ fn scs_servos_start_slowly_and_report_their_positions_without_sync_read() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("scs");
-    let link = dir.path("bus");
-    let sim = Sim::start(
+    let dir = TempDir::new("scs");
+    let link = dir.path().join("bus");
+    let sim = start(
         &link,
-        &dir.path("log.jsonl"),
+        &dir.path().join("log.jsonl"),
         &["--scs", "--present", &csv(&SCS_PRESENT)],
     );
     let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
@@ -749,9 +524,9 @@ fn servos_of_the_other_family_are_named_and_refused() {
     if !have_python() {
         return;
     }
-    let dir = Scratch::new("family");
-    let link = dir.path("bus");
-    let scs_bus = Sim::start(&link, &dir.path("scs.jsonl"), &["--scs"]);
+    let dir = TempDir::new("family");
+    let link = dir.path().join("bus");
+    let scs_bus = start(&link, &dir.path().join("scs.jsonl"), &["--scs"]);
     let error = refused(&link, calibration(false));
     assert!(
         error.contains("servo id 1 is scs0009 (model 1284), not the calibration's sts3215"),
@@ -760,7 +535,7 @@ fn servos_of_the_other_family_are_named_and_refused() {
     assert!(scs_bus.events().is_empty(), "{:?}", scs_bus.events());
     drop(scs_bus);
 
-    let sts_bus = Sim::start(&link, &dir.path("sts.jsonl"), &[]);
+    let sts_bus = start(&link, &dir.path().join("sts.jsonl"), &[]);
     let cal = Calibration::from_yaml(SCS_CONFIG, "SCS_CONFIG", &chain()).unwrap();
     let error = refused(&link, cal);
     assert!(

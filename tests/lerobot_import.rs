@@ -186,6 +186,32 @@ fn koch_calibration_becomes_dynamixel_yaml_with_a_model_per_joint() {
         out.yaml
             .contains("# gripper (not a joint of the arm chain): id 6, xl330-m288")
     );
+
+    // The file loads as the Dynamixel servo file of the Koch arm (on the
+    // stand-in of its URDF: the same joints and limits).
+    let urdf = common::project_dir().join("tests/data/koch_follower_standin.urdf");
+    let chain = Chain::from_urdf_file(&urdf, Some("base_link"), Some("link_5")).unwrap();
+    let dir = std::env::temp_dir().join(format!("arm_ik_lerobot_koch_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("koch.yaml");
+    std::fs::write(&path, &out.yaml).unwrap();
+    let cal = Calibration::load(&path, &chain).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(cal.protocol.name, "dynamixel");
+    assert_eq!(cal.joints.len(), 5, "the gripper is a comment");
+    let shoulder = &cal.joints[1];
+    assert_eq!(
+        (
+            shoulder.joint.as_str(),
+            shoulder.output,
+            shoulder.min,
+            shoulder.max
+        ),
+        ("joint_2", 2, 1012, 3102)
+    );
+    assert_eq!(shoulder.command(0.0), Some(2057));
+    let model = shoulder.fields.get("model").and_then(|m| m.as_str());
+    assert_eq!(model, Some("xl430-w250"));
 }
 
 #[test]

@@ -17,7 +17,9 @@
  *   CPU cycles (simulated time), and prints one JSON line per pulse:
  *     {"ch":0,"width_us":1500.0,"t_sim":1.234567}
  *   (t_sim in seconds at the falling edge) plus {"t_sim":x} every 100 ms of
- *   simulated time so a reader can tell "no pulses" from "no news". To
+ *   simulated time so a reader can tell "no pulses" from "no news", and
+ *   {"rx":"a55a...","t_sim":x} for the bytes the host wrote, in hex, when
+ *   they start to reach the UART (a frame's arrival time). To
  *   stdout, or to FILE with --pulses (line-buffered).
  * - --realtime paces simulated time to the wall clock (free-running it is
  *   several times faster).
@@ -73,6 +75,15 @@ static void on_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
         fprintf(pulses, "{\"ch\":%d,\"width_us\":%.2f,\"t_sim\":%.6f}\n", ch, w,
                 (double)avr->cycle / avr->frequency);
     }
+}
+
+/* host -> firmware bytes as read from the pty, in hex, with the
+ * simulated time they start to reach the UART: a reader decodes the
+ * host's frames and knows when each arrived */
+static void log_rx(const unsigned char *bytes, int n, double t) {
+    fprintf(pulses, "{\"rx\":\"");
+    for (int i = 0; i < n; i++) fprintf(pulses, "%02x", bytes[i]);
+    fprintf(pulses, "\",\"t_sim\":%.6f}\n", t);
 }
 
 /* firmware -> host; a host that does not read loses bytes rather than
@@ -207,6 +218,7 @@ int main(int argc, char **argv) {
                     if (n <= 0) break;
                     npend = (int)n;
                     ppos = 0;
+                    log_rx(pending, npend, (double)avr->cycle / freq);
                 }
                 avr_raise_irq(uart_in, pending[ppos++]);
             }

@@ -21,7 +21,8 @@ pub struct Args {
     /// Serial port of the bridge or bus; without it, virtual servos.
     #[arg(long)]
     port: Option<String>,
-    /// Joint positions (rad, or m for prismatic joints), chain order, comma-separated.
+    /// Joint positions (rad, or m for prismatic joints), chain order, comma-separated;
+    /// then, optionally, the robot's joints off the chain (a gripper), else left at rest.
     #[arg(long, allow_hyphen_values = true)]
     joints: String,
     /// Seconds to keep streaming the pose.
@@ -57,28 +58,31 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             )
         })?;
     }
-    let joints = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
-    if joints.len() != chain.dof() {
+    let given = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
+    let names: Vec<String> = cal.slots.iter().map(|s| s.joint.clone()).collect();
+    if !(chain.dof()..=names.len()).contains(&given.len()) {
         bail!(
-            "--joints: {} values for {} joints ({})",
-            joints.len(),
+            "--joints: {} values for {} joints ({}{})",
+            given.len(),
             chain.dof(),
-            chain
-                .joints
-                .iter()
-                .map(|j| j.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            names[..chain.dof()].join(", "),
+            if names.len() > chain.dof() {
+                format!(", then optionally {}", names[chain.dof()..].join(", "))
+            } else {
+                String::new()
+            }
         );
     }
     if !(a.hold.is_finite() && a.hold >= 0.0) {
         bail!("--hold {}: not a duration in seconds", a.hold);
     }
-    let mut commands = vec![0; joints.len()];
+    let joints = cal.complete(&given);
+    let mut commands = vec![0; cal.joints.len()];
     cal.commands(&joints, &mut commands)
         .expect("--joints are finite");
-    let names: Vec<&str> = chain.joints.iter().map(|j| j.name.as_str()).collect();
-    for ((m, &q), &c) in cal.joints.iter().zip(&joints).zip(&commands) {
+    for (slot, &q) in cal.slots.iter().zip(&joints) {
+        let Some(k) = slot.servo else { continue };
+        let (m, c) = (&cal.joints[k], commands[k]);
         let reached = m.angle(c);
         if (reached - q).abs() * m.scale > 0.5 {
             eprintln!(
@@ -98,13 +102,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 fn simulate(
     a: &Args,
     cal: &Calibration,
-    names: &[&str],
+    names: &[String],
     joints: &[f64],
     commands: &[i32],
 ) -> anyhow::Result<ExitCode> {
     let clamped = cal.angles(commands);
     let mut servo = VirtualServo::new(vec![0.0; joints.len()]);
-    servo.max_speed = cal.joints.iter().map(|j| j.speed_limit).collect();
+    for (v, slot) in servo.max_speed.iter_mut().zip(&cal.slots) {
+        if let Some(k) = slot.servo {
+            *v = cal.joints[k].speed_limit;
+        }
+    }
     let dt = 1.0 / cal.link.rate_hz;
     let ticks = (a.hold / dt).ceil() as usize;
     for k in 0..=ticks {
@@ -122,18 +130,24 @@ fn simulate(
             "drive: no --port: virtual servos, {:.1} s simulated",
             a.hold
         );
-        print_table(names, joints, commands, &clamped);
+        print_table(cal, joints, commands, &clamped);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(names: &[&str], joints: &[f64], commands: &[i32], angles: &[f64]) {
+/// One row per position: asked, the angle sent, and the servo command
+/// (none for a joint without a servo).
+fn print_table(cal: &Calibration, joints: &[f64], commands: &[i32], angles: &[f64]) {
     println!(
         "{:<16} {:>10} {:>10} {:>8}",
         "joint", "asked", "sent", "command"
     );
-    for (((n, q), a), c) in names.iter().zip(joints).zip(angles).zip(commands) {
-        println!("{n:<16} {q:>10.4} {a:>10.4} {c:>8}");
+    for ((slot, q), a) in cal.slots.iter().zip(joints).zip(angles) {
+        let n = &slot.joint;
+        match slot.servo {
+            Some(k) => println!("{n:<16} {q:>10.4} {a:>10.4} {:>8}", commands[k]),
+            None => println!("{n:<16} {q:>10.4} {:>10} {:>8}", "-", "none"),
+        }
     }
 }
 
@@ -146,12 +160,13 @@ fn stream(
     a: &Args,
     port: &str,
     cal: Calibration,
-    names: &[&str],
+    names: &[String],
     joints: &[f64],
     commands: &[i32],
 ) -> anyhow::Result<ExitCode> {
     let protocol = cal.protocol.name;
     let clamped = cal.angles(commands);
+    let table = cal.clone();
     let mut servo =
         SerialServo::open(port, cal).with_context(|| format!("starting the link on {port}"))?;
     let start = Instant::now();
@@ -189,6 +204,7 @@ fn stream(
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
                    "seconds": start.elapsed().as_secs_f64(),
                    "present": fin.present, "output": fin.output, "details": details,
+                   "reply_garbage": fin.reply_garbage, "servo_errors": fin.servo_errors,
                    "last_error": fin.last_error})
         );
     } else if fin.frames_sent == 0 {
@@ -198,7 +214,7 @@ fn stream(
             "drive: {} frames to {port} in {:.1} s",
             fin.frames_sent, a.hold
         );
-        print_table(names, joints, commands, &clamped);
+        print_table(&table, joints, commands, &clamped);
     }
     if !ok {
         bail!(

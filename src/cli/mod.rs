@@ -54,8 +54,8 @@ enum Command {
     Replay(Box<replay::Args>),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
-    /// Send one joint-space pose to the servos (firmware bridge or Feetech
-    /// bus, per --config) and hold it; virtual servos without --port.
+    /// Send one joint-space pose to the servos (firmware bridge, Feetech or
+    /// Dynamixel bus, per --config) and hold it; virtual servos without --port.
     Drive(drive::Args),
     /// List serial ports with their USB ids.
     Ports(ports::Args),

@@ -146,3 +146,16 @@ pub struct FieldError {
     pub field: &'static str,
     pub why: String,
 }
+
+/// One servo's effort as its hardware reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Effort {
+    /// Present load or current as a signed fraction of the servo's maximum
+    /// (-1..=1, positive pushing toward increasing joint angle; in the
+    /// link, which knows no joints, toward increasing servo command);
+    /// `None` where this servo does not report it.
+    pub load: Option<f64>,
+    /// The servo says it is overloaded (or overheating): it must stop
+    /// pushing.
+    pub overload: bool,
+}

@@ -7,15 +7,17 @@
 //! [`SerialServo`] → [`link`] thread (ramp, frame rate, reconnect) → the
 //! protocol's session → the port. Calibration, link and output are
 //! generic; what differs by protocol lives in that protocol's module
-//! ([`pwm_bridge`], [`feetech`]), described to the rest by a
+//! ([`pwm_bridge`], [`feetech`], [`dynamixel`]), described to the rest by a
 //! [`Protocol`] in the one list [`registry::PROTOCOLS`]. The codecs are
 //! pure and tested exhaustively; the sessions only move their bytes.
 //!
 //! Inside the layer, lowest first: [`joint`] → [`link`] → [`protocol`] →
-//! the protocol modules → [`registry`] → [`calibration`] → [`output`].
+//! [`bus`] (what the bus-servo protocols share) → the protocol modules →
+//! [`registry`] → [`calibration`] → [`output`].
 //! The layer depends on `model` only; the node above drives an
 //! [`Output`] through [`ServoOutput`], and the runner layer picks it.
 
+pub mod bus;
 pub mod calibration;
 pub mod joint;
 pub mod lerobot;

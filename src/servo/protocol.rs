@@ -1,7 +1,8 @@
 //! What a servo protocol tells the generic parts (calibration, link,
 //! output) about itself.
 //!
-//! A protocol is one module folder (`pwm_bridge/`, `feetech/`) that owns
+//! A protocol is one module folder (`pwm_bridge/`, `feetech/`,
+//! `dynamixel/`) that owns
 //! its wire format and its link session and describes itself with one
 //! [`Protocol`] value; [`registry`](super::registry) lists them. Nothing
 //! outside a protocol's module matches on which protocol it is: the
@@ -37,9 +38,10 @@ pub struct Protocol {
     /// The servo of one joint from its fields (the file's, overridden by
     /// the joint's).
     pub device: fn(&Fields) -> Result<Device, FieldError>,
-    /// Checks that need every joint at once (servos that cannot share a
-    /// bus), after each joint passed on its own.
-    pub check_bus: fn(&[JointMap]) -> Result<(), BusError>,
+    /// Checks that need every joint at once, and the link (servos that
+    /// cannot share a bus, a baud rate a servo cannot do), after each
+    /// joint passed on its own.
+    pub check_bus: fn(&[JointMap], &LinkSettings) -> Result<(), BusError>,
     /// The link session for checked joints (chain order).
     pub session: SessionFactory,
 }
@@ -58,7 +60,7 @@ pub struct BusError {
 
 impl Protocol {
     /// For protocols whose servos need no check across joints.
-    pub fn no_bus_check(_: &[JointMap]) -> Result<(), BusError> {
+    pub fn no_bus_check(_: &[JointMap], _: &LinkSettings) -> Result<(), BusError> {
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use super::protocol::Protocol;
 pub static PROTOCOLS: &[&Protocol] = &[
     &super::pwm_bridge::PROTOCOL, // Arduino firmware bridge, hobby PWM servos
     &super::feetech::PROTOCOL,    // Feetech STS/SCS bus servos
+    &super::dynamixel::PROTOCOL,  // ROBOTIS Dynamixel Protocol 2.0 bus servos
 ];
 
 /// The protocol called `written`, by its name or an old alias.

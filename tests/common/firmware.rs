@@ -13,6 +13,7 @@
 //! printing SKIP, unless the environment variable `CI` is set: then it
 //! panics, so CI cannot silently lose these tests.
 
+pub use super::TempDir;
 use super::project_dir;
 use arm_ik::servo::pwm_bridge::{self, FirmwareStatus, FrameReader, cmd};
 use std::collections::HashMap;
@@ -137,34 +138,6 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
     Some(elf)
 }
 
-/// A temporary folder, removed on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(what: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "arm_ik-{what}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temporary folder");
-        TempDir(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The firmware running in simavr, paced to the wall clock.
 pub struct Harness {
     child: Child,
@@ -173,6 +146,10 @@ pub struct Harness {
     reader: BufReader<std::fs::File>,
     partial: String,
     pulses: Vec<Pulse>,
+    /// The host's frames, decoded from the bytes it wrote, with the
+    /// simulated time their last chunk reached the UART.
+    received: Vec<(f64, pwm_bridge::Frame)>,
+    rx: FrameReader,
     now: f64,
 }
 
@@ -208,6 +185,8 @@ impl Harness {
             reader,
             partial: String::new(),
             pulses: vec![],
+            received: vec![],
+            rx: FrameReader::default(),
             now: 0.0,
         };
         let end = Instant::now() + Duration::from_secs(20);
@@ -268,6 +247,9 @@ impl Harness {
                 .unwrap_or_else(|e| panic!("pulse line {line:?}: {e}"));
             let t = v["t_sim"].as_f64().expect("t_sim in every pulse line");
             self.now = self.now.max(t);
+            if let Some(hex) = v["rx"].as_str() {
+                self.take_rx(hex, t);
+            }
             if let Some(ch) = v["ch"].as_u64() {
                 self.pulses.push(Pulse {
                     ch: ch as usize,
@@ -276,6 +258,28 @@ impl Harness {
                 });
             }
         }
+    }
+
+    /// Decodes bytes the host wrote (hex) into its frames.
+    fn take_rx(&mut self, hex: &str, t: f64) {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("rx hex"))
+            .collect();
+        self.rx.push(&bytes);
+        while let Some(f) = self.rx.next_frame() {
+            self.received.push((t, f));
+        }
+    }
+
+    /// The simulated times (s) at which frames with command `command`
+    /// from the host reached the firmware, up to now.
+    pub fn received(&mut self, command: u8) -> Vec<f64> {
+        self.drain();
+        self.received
+            .iter()
+            .filter(|(_, f)| f.command == command)
+            .map(|(t, _)| *t)
+            .collect()
     }
 
     /// Simulated time reached so far (s), to 100 ms at worst.

@@ -3,10 +3,15 @@
 //! Not every test file uses every helper.
 #![allow(dead_code)]
 
+pub mod bus_sim;
+pub mod dynamixel;
+pub mod feetech;
 pub mod firmware;
+pub mod pulses;
 
 use arm_ik::model::Chain;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The crate root (where `urdf/` lives).
 pub fn project_dir() -> PathBuf {
@@ -118,4 +123,93 @@ pub fn pose_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
 /// The tip position at `q` as a position-only target.
 pub fn position_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
     arm_ik::ik::Target::position(chain.fk(q).translation.vector)
+}
+
+/// A temporary folder, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> TempDir {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "arm_ik-{what}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temporary folder");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// True when python3 runs (the simulated servo buses need it); otherwise
+/// SKIP, or fail when the environment variable `CI` is set.
+pub fn have_python() -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "CI is set but python3 does not run: the simulated servo bus tests need it"
+        );
+        println!("SKIP: python3 not found (the simulated servo buses need it)");
+    }
+    ok
+}
+
+/// A servo file of `config/`, as written.
+pub fn project_config(name: &str) -> String {
+    std::fs::read_to_string(project_dir().join("config").join(name)).unwrap()
+}
+
+/// A project servo file without its gripper entry: the arm's joints only,
+/// whether or not the URDF has a gripper joint.
+pub fn arm_only(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.contains("joint: gripper,"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// urdf/arm.urdf with its gripper jaw: the revolute joint `gripper` (0 =
+/// closed .. 1.2 rad open) off the chain, as the project's servo files
+/// expect; added here when the file does not have it yet. The chain ends
+/// at `tool`.
+pub fn arm_with_gripper() -> Chain {
+    let text = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
+    let text = if text.contains(r#"<joint name="gripper""#) {
+        text
+    } else {
+        text.replace(
+            "</robot>",
+            r#"<joint name="gripper" type="revolute">
+    <parent link="gripper"/>
+    <child link="jaw"/>
+    <origin xyz="0.02 0 0.03" rpy="0 0 0"/>
+    <axis xyz="0 1 0"/>
+    <limit lower="0" upper="1.2" effort="0.2" velocity="4"/>
+  </joint>
+  <link name="jaw"/>
+</robot>"#,
+        )
+    };
+    let chain = Chain::from_urdf_str(&text, None, Some("tool")).unwrap();
+    assert!(
+        chain.extras.iter().any(|e| e.name == "gripper"),
+        "no gripper joint off the chain"
+    );
+    chain
 }

@@ -17,7 +17,13 @@ input voltage (144), temperature (146). Present position = actual + homing
 offset. The drive mode register is kept but not simulated (positions never
 count backwards). While its torque is on and its mode follows goal positions, a servo
 moves toward the goal at its profile velocity (0.229 rev/min units; 0 means
---speed ticks/s) and reports moving = 1 until it is there.
+--speed ticks/s) and reports moving = 1 until it is there. Its present
+current (or load, in 0.1 %, on models that do not sense current) is 120
+units while moving and 20 at rest, capped by the goal current in
+current-based position mode. An obstacle (--obstacle) stops it: pushing
+against it the servo draws its current limit (1000 on load models), or its
+goal current in current-based position mode, and after a second of that in
+another mode it latches an overload error (torque off), as real servos do.
 
 As real servos do, it refuses with an error number in the status packet:
 EEPROM (addresses below 64) while the torque is on, and read-only registers
@@ -52,25 +58,26 @@ the port. --log gets JSON lines: goal writes {"t", "id", "goal", "present",
 Options to misbehave: --silent ID (never answers; repeatable),
 --silent-after-goals N (with --silent: answers until it has N goal writes),
 --model ID:NAME|NUMBER, --mode ID:CODE, --firmware ID:N, --hw-error ID:BITS,
---present ID list, --noise (random bytes and a corrupt status packet before
+--obstacle ID:POS, --noise (random bytes and a corrupt status packet before
 every reply).
 
 Control channel: JSON lines on stdin, each answered with one JSON line on
 stdout: {"dump": true} (every servo's state), {"silent": ID},
 {"unsilent": ID}, {"hw_error": [ID, BITS]}, {"noise": BOOL},
-{"write": [ID, ADDR, SIZE, VALUE]} (a register, bypassing every check).
+{"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (moved there, as by
+hand), {"write": [ID, ADDR, SIZE, VALUE]} (a register, bypassing every
+check).
 """
 import argparse
 import fcntl
-import json
 import os
 import random
-import select
 import struct
 import sys
 import termios
 import time
-import tty
+
+from simbus import Log, serve
 
 BROADCAST = 0xFE
 PING, READ, WRITE, REBOOT, STATUS = 0x01, 0x02, 0x03, 0x08, 0x55
@@ -96,6 +103,9 @@ REG = {
     "present": (132, 4), "voltage": (144, 2), "temperature": (146, 1),
 }
 READ_ONLY = set(range(0, 7)) | {69, 70} | set(range(120, 148))
+OVERLOAD = 32
+# Seconds of pushing against an obstacle before an overload error.
+OVERLOAD_AFTER = 1.0
 TABLE_SIZE = 662
 
 
@@ -177,6 +187,8 @@ class Servo:
         self.silent = False
         self.silent_after = None
         self.goals = 0
+        self.obstacle = None
+        self.pushing = 0.0
 
     @property
     def id(self):
@@ -231,6 +243,15 @@ class Servo:
             return ERR_LIMIT
         return 0
 
+    def block_at(self, pos):
+        """An obstacle at `pos` (None: none) on the far side from where the
+        servo is now (positions as it reports them)."""
+        if pos is None:
+            self.obstacle = None
+        else:
+            o = pos - self.get("homing")
+            self.obstacle = (o, 1 if self.actual >= o else -1)
+
     def move(self, dt, speed):
         homing = self.get("homing")
         if not self.t[64] or self.t[11] not in (3, 4, 5):
@@ -238,32 +259,48 @@ class Servo:
             self.set("velocity", 0)
             self.set("current", 0)
             self.set("present", int(round(self.actual)) + homing)
+            self.pushing = 0.0
             return
         pv = self.get("profile_vel", signed=False)
         ticks_per_s = pv * 0.229 / 60 * 4096 if pv else speed
         target = self.get("goal") - homing
         step = ticks_per_s * dt
         delta = target - self.actual
-        self.actual = target if abs(delta) <= step else self.actual + step * (1 if delta > 0 else -1)
-        moving = int(round(self.actual)) != target
+        sign = 1 if delta > 0 else -1
+        reach = target if abs(delta) <= step else self.actual + step * sign
+        blocked = False
+        if self.obstacle is not None:
+            o, side = self.obstacle
+            if side * (reach - o) < 0 or (reach == o and side * (target - o) < 0):
+                reach, blocked = o, True
+        self.actual = reach
+        moving = int(round(self.actual)) != target and not blocked
         self.set("moving", int(moving))
-        self.set("velocity", int(ticks_per_s / 4096 * 60 / 0.229) * (1 if delta > 0 else -1) if moving else 0)
-        load = 120 if moving else 20
-        if self.t[11] == 5:
-            load = min(load, abs(self.get("goal_current")))
-        self.set("current", load if delta >= 0 else -load)
+        self.set("velocity", int(ticks_per_s / 4096 * 60 / 0.229) * sign if moving else 0)
+        self.set("current", (sign if delta else 1) * self.draw(moving, blocked, dt))
         self.set("present", int(round(self.actual)) + homing)
+
+    def draw(self, moving, blocked, dt):
+        """The current (or load) it draws, and the overload it latches."""
+        full = self.get("current_limit") if self.senses_current else 1000
+        load = full if blocked else (120 if moving else 20)
+        if self.t[11] == 5:
+            return min(load, abs(self.get("goal_current")))
+        self.pushing = self.pushing + dt if blocked else 0.0
+        if self.pushing >= OVERLOAD_AFTER:
+            self.latch(OVERLOAD)
+        return load
 
 
 class Bus:
-    def __init__(self, args, fd, slave):
-        self.fd, self.slave = fd, slave
+    def __init__(self, args):
+        self.fd = self.slave = None  # set by simbus.serve
         self.speed = args.speed
         self.noise = args.noise
         self.pace = not args.no_pace
         self.baud = args.baud
         self.rng = random.Random(1)
-        self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.record = Log(args.log).record
         presents = args.present if len(args.present) > 1 else args.present * len(args.ids)
         if len(presents) != len(args.ids):
             sys.exit("dynamixel_bus: --present needs one value or one per id")
@@ -278,6 +315,8 @@ class Bus:
             self.servos[i] = s
         for i, bits in args.hw_error:
             self.servos[i].latch(bits)
+        for i, pos in args.obstacle:
+            self.servos[i].block_at(pos)
         for i in args.silent:
             if args.silent_after_goals is None:
                 self.servos[i].silent = True
@@ -285,10 +324,6 @@ class Bus:
                 self.servos[i].silent_after = args.silent_after_goals
         self.buf = bytearray()
         self.mismatch_logged = False
-
-    def record(self, **fields):
-        if self.log:
-            self.log.write(json.dumps(dict(t=time.time(), **fields)) + "\n")
 
     def live(self, ident):
         s = self.servos.get(ident)
@@ -445,11 +480,7 @@ class Bus:
         for s in self.servos.values():
             s.move(dt, self.speed)
 
-    def control(self, line):
-        try:
-            cmd = json.loads(line)
-        except ValueError:
-            return {"error": "not JSON: %r" % line}
+    def control(self, cmd):
         if "silent" in cmd:
             self.servos[cmd["silent"]].silent = True
         if "unsilent" in cmd:
@@ -460,6 +491,14 @@ class Bus:
             self.record(id=i, event="hw_error", bits=bits)
         if "noise" in cmd:
             self.noise = bool(cmd["noise"])
+        if "obstacle" in cmd:
+            i, pos = cmd["obstacle"]
+            self.servos[i].block_at(pos)
+        if "present" in cmd:
+            i, pos = cmd["present"]
+            s = self.servos[i]
+            s.actual = float(pos - s.get("homing"))
+            s.set("present", pos)
         if "write" in cmd:
             i, addr, size, value = cmd["write"]
             self.servos[i].t[addr:addr + size] = (value & ((1 << 8 * size) - 1)).to_bytes(size, "little")
@@ -494,6 +533,7 @@ def main():
     ap.add_argument("--mode", type=pair, action="append", default=[])
     ap.add_argument("--firmware", type=pair, action="append", default=[])
     ap.add_argument("--hw-error", type=pair, action="append", default=[])
+    ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--silent", type=int, action="append", default=[])
     ap.add_argument("--silent-after-goals", type=int)
     ap.add_argument("--speed", type=float, default=3000.0, help="ticks/s at profile velocity 0")
@@ -503,32 +543,7 @@ def main():
     ap.add_argument("--log", help="JSON lines of goal, torque and other events")
     args = ap.parse_args()
 
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    bus = Bus(args, master, slave)
-    print("PTY %s" % os.ttyname(slave), flush=True)
-    inputs = [master, sys.stdin]
-    last = time.monotonic()
-    while True:
-        ready, _, _ = select.select(inputs, [], [], 0.002)
-        now = time.monotonic()
-        bus.step(now - last)
-        last = now
-        if sys.stdin in ready:
-            line = sys.stdin.readline()
-            if not line:
-                inputs.remove(sys.stdin)
-            elif line.strip():
-                print(json.dumps(bus.control(line)), flush=True)
-        if master in ready:
-            try:
-                data = os.read(master, 4096)
-            except OSError:
-                data = b""
-            if data:
-                bus.feed(data)
-            else:
-                time.sleep(0.002)
+    serve(Bus(args))
 
 
 if __name__ == "__main__":

@@ -19,24 +19,14 @@ Case names and parameters must match the table in tests/dynamixel_sdk.rs.
 """
 import importlib.metadata
 import json
-import os
-import select
 import sys
 
 import dynamixel_sdk as dxl
 
+from simbus import Capture
+
 GOALS_6 = [(1, 0), (2, 1000), (3, 2048), (4, 3000), (5, 4095), (6, -1000)]
 IDS_6 = [1, 2, 3, 4, 5, 6]
-
-
-def drain(fd, wait=0.0):
-    """Everything readable on fd now (waiting up to `wait` s for the first byte)."""
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], wait if not out else 0.02)
-        if not ready:
-            return out
-        out += os.read(fd, 4096)
 
 
 def u32(v):
@@ -57,20 +47,12 @@ def sdk_stuffer(ph, txpacket):
 
 
 def main():
-    master, slave = os.openpty()
-    port = dxl.PortHandler(os.ttyname(slave))
+    pty = Capture("dynamixel_capture", gap=0.02)
+    port = dxl.PortHandler(pty.path)
     if not port.openPort() or not port.setBaudRate(1000000):
         sys.exit("dynamixel_capture: cannot open the pty with the SDK")
     ph = dxl.PacketHandler(2.0)
-    cases = {}
-
-    def capture(name, call):
-        drain(master)
-        call()
-        sent = drain(master, wait=0.5)
-        if not sent:
-            sys.exit("dynamixel_capture: the SDK sent nothing for %s" % name)
-        cases[name] = list(sent)
+    capture, cases = pty.capture, pty.cases
 
     for sid in (0, 1, 252):
         capture("ping_%d" % sid, lambda: ph.ping(port, sid))
@@ -126,8 +108,7 @@ def main():
     sync_read("fast_sync_read_132_4_3", 132, 4, [3, 7, 4], True)
 
     port.closePort()
-    os.close(master)
-    os.close(slave)
+    pty.close()
     print(json.dumps({
         "sdk_version": importlib.metadata.version("dynamixel-sdk"),
         "cases": cases,

@@ -11,15 +11,13 @@ succeeded, "error": the status error byte, "value": what it returned}, and
 the simulator's log.
 """
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import dynamixel_sdk as dxl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from simbus import with_sim
+
 SIM_ARGS = ["--ids", "1,2,3,4,9", "--present", "1000,2000,3000,500,500",
             "--model", "1:xl430-w250", "--model", "2:xl330-m288", "--model", "3:xl330-m077",
             "--model", "4:xm430-w350", "--hw-error", "4:32", "--silent", "9",
@@ -27,21 +25,7 @@ SIM_ARGS = ["--ids", "1,2,3,4,9", "--present", "1000,2000,3000,500,500",
 
 
 def main():
-    log = os.path.join(tempfile.mkdtemp(prefix="dynamixel_sdk_bus"), "events.jsonl")
-    sim = subprocess.Popen([sys.executable, os.path.join(HERE, "dynamixel_bus.py"), *SIM_ARGS,
-                            "--log", log], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           text=True)
-    try:
-        line = sim.stdout.readline()
-        if not line.startswith("PTY "):
-            sys.exit("dynamixel_sdk_bus: the simulator printed %r, not a PTY line" % line)
-        out = session(line.split()[1])
-    finally:
-        sim.kill()
-        sim.wait()
-    with open(log) as f:
-        out["log"] = [json.loads(x) for x in f]
-    print(json.dumps(out))
+    print(json.dumps(with_sim("dynamixel_bus.py", SIM_ARGS, session, "dynamixel_sdk_bus")))
 
 
 def session(path):

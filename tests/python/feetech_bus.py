@@ -8,11 +8,16 @@ this simulator against the vendor SDK in turn.
 
 Each servo has a 256-byte register table: model number 777 (STS3215) at 3,
 its id at 5, torque enable at 40, goal position at 42, present position at
-56 (two-byte values little-endian). With --scs they are SCS0009 servos
+56, present speed at 58 (sign bit 15), present load at 60 (0.1 % of the
+maximum, sign bit 10: pushing toward lower positions), moving at 66
+(two-byte values little-endian). With --scs they are SCS0009 servos
 instead: model number 1284, two-byte values big-endian, positions 0..1023,
 and no SYNC READ (the SCS protocol has none: such a packet is ignored).
 While its torque is on, a servo moves its present position toward the goal
-at --speed ticks/s; with the torque off it stays where it is.
+at --speed ticks/s (load 10 %); with the torque off it stays where it is
+(load 0). An obstacle stops it: pushing against it the load is 90 %, and
+after a second of that the servo sets its overload flag (bit 5), cleared
+when it stops pushing.
 
 Instructions answered: PING, READ, WRITE, SYNC WRITE (no reply), SYNC READ
 (each listed servo replies with its own status packet, in list order).
@@ -21,9 +26,8 @@ A broadcast (id 0xFE) gets no reply, except PING, which every servo answers
 in id order. ID and baud-rate changes are not simulated (those registers
 are read-only here), nor is REG WRITE / ACTION.
 
-Prints `PTY <path>` first (stdout, flushed), then runs until killed. The
-slave end stays open inside the simulator, so the host may close and reopen
-the port. Every goal position write is logged to --log as a JSON line
+Prints `PTY <path>` first (stdout, flushed), then runs until killed (see
+simbus.serve). Every goal position write is logged to --log as a JSON line
 {"t", "id", "goal", "present", "via"}; torque writes as {"t", "id",
 "torque"}; a servo going silent as {"t", "id", "event": "silent"}.
 
@@ -33,21 +37,28 @@ Fault modes:
                      normally until it has received N goal writes;
   --flags ID:BITS    the servo's status packets carry this error byte;
   --model ID:N       the servo reports model number N;
+  --obstacle ID:POS  something stops the servo at position POS;
   --garbage          random bytes and a status packet with a bad checksum
                      (and a wrong position) go out before every reply.
+
+Control channel: JSON lines on stdin, each answered with one JSON line on
+stdout: {"dump": true} (every servo's state), {"silent": ID}, {"unsilent":
+ID}, {"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (the servo is
+moved there, as by hand).
 """
 import argparse
-import json
 import os
 import random
-import select
 import sys
-import time
-import tty
+
+from simbus import Log, serve
 
 BROADCAST = 0xFE
 PING, READ, WRITE, SYNC_READ, SYNC_WRITE = 0x01, 0x02, 0x03, 0x82, 0x83
-MODEL, ID, TORQUE, GOAL, PRESENT, MOVING = 3, 5, 40, 42, 56, 66
+MODEL, ID, TORQUE, GOAL, PRESENT, SPEED, LOAD, MOVING = 3, 5, 40, 42, 56, 58, 60, 66
+OVERLOAD = 32
+# Seconds of pushing against an obstacle before the overload flag.
+OVERLOAD_AFTER = 1.0
 # Registers a WRITE may change: the RAM control block from torque enable
 # up to the lock flag (40..55), plus the EEPROM position limits and mode.
 WRITABLE = set(range(9, 13)) | {31, 32, 33} | set(range(40, 56))
@@ -77,6 +88,8 @@ class Servo:
         self.set_word(GOAL, present)
         self.position = float(present)
         self.flags = 0
+        self.obstacle = None
+        self.pushing = 0.0
         self.silent = False
         self.silent_after = None
         self.goals = 0
@@ -93,22 +106,53 @@ class Servo:
     def move(self, dt, speed):
         if not self.table[TORQUE]:
             self.table[MOVING] = 0
+            self.report(0, 0, dt)
             return
         goal = self.word(GOAL)
         step = speed * dt
         delta = goal - self.position
-        self.position = goal if abs(delta) <= step else self.position + step * (1 if delta > 0 else -1)
+        sign = 1 if delta > 0 else -1
+        target = goal if abs(delta) <= step else self.position + step * sign
+        blocked = False
+        if self.obstacle is not None:
+            o, side = self.obstacle
+            # The servo stays on its side of the obstacle.
+            if side * (target - o) < 0 or (target == o and side * (goal - o) < 0):
+                target, blocked = o, True
+        self.position = target
         self.set_word(PRESENT, int(round(self.position)))
-        self.table[MOVING] = int(self.word(PRESENT) != goal)
+        self.table[MOVING] = int(self.word(PRESENT) != goal and not blocked)
+        if blocked:
+            self.report(0, 900 * sign, dt)
+        elif self.table[MOVING]:
+            self.report(int(speed) * sign, 100 * sign, dt)
+        else:
+            self.report(0, 0, dt)
+
+    def block_at(self, pos):
+        """An obstacle at `pos` (None: none), on the far side from where the
+        servo is now."""
+        self.obstacle = None if pos is None else (pos, 1 if self.position >= pos else -1)
+
+    def report(self, speed, load, dt):
+        """Present speed and load (sign-magnitude) and the overload flag."""
+        self.set_word(SPEED, min(abs(speed), 0x7FFF) | (0x8000 if speed < 0 else 0))
+        self.set_word(LOAD, min(abs(load), 1000) | (0x400 if load < 0 else 0))
+        self.pushing = self.pushing + dt if abs(load) >= 900 else 0.0
+
+    def error_byte(self):
+        """Its status packets' error byte: the flags it was started with,
+        and overload after pushing against an obstacle for a while."""
+        return self.flags | (OVERLOAD if self.pushing >= OVERLOAD_AFTER else 0)
 
 
 class Bus:
-    def __init__(self, args, fd):
-        self.fd = fd
+    def __init__(self, args):
+        self.fd = self.slave = None  # set by simbus.serve
         self.speed = args.speed
         self.garbage = args.garbage
         self.rng = random.Random(1)
-        self.log = open(args.log, "a", buffering=1) if args.log else None
+        self.record = Log(args.log).record
         presents = args.present
         if len(presents) == 1:
             presents = presents * len(args.ids)
@@ -121,16 +165,14 @@ class Bus:
                        for i, p in zip(args.ids, presents)}
         for i, bits in args.flags:
             self.servos[i].flags = bits
+        for i, pos in args.obstacle:
+            self.servos[i].block_at(pos)
         for i in args.silent:
             if args.silent_after_goals is None:
                 self.servos[i].silent = True
             else:
                 self.servos[i].silent_after = args.silent_after_goals
         self.buf = bytearray()
-
-    def record(self, **fields):
-        if self.log:
-            self.log.write(json.dumps(dict(t=time.time(), **fields)) + "\n")
 
     def live(self, ident):
         s = self.servos.get(ident)
@@ -143,7 +185,7 @@ class Bus:
             bad = bytearray(packet(servo.id, 0, b"\x00\x00"))
             bad[-1] ^= 0x5A
             out += junk + bytes(bad) + b"\xff"
-        out += packet(servo.id, servo.flags, params)
+        out += packet(servo.id, servo.error_byte(), params)
         os.write(self.fd, out)
 
     def write(self, servo, addr, data, via):
@@ -225,6 +267,23 @@ class Bus:
         for s in self.servos.values():
             s.move(dt, self.speed)
 
+    def control(self, cmd):
+        if "silent" in cmd:
+            self.servos[cmd["silent"]].silent = True
+        if "unsilent" in cmd:
+            self.servos[cmd["unsilent"]].silent = False
+        if "obstacle" in cmd:
+            i, pos = cmd["obstacle"]
+            self.servos[i].block_at(pos)
+        if "present" in cmd:
+            i, pos = cmd["present"]
+            self.servos[i].position = float(pos)
+            self.servos[i].set_word(PRESENT, pos)
+        return {"servos": {str(i): {"present": s.word(PRESENT), "goal": s.word(GOAL),
+                                    "torque": s.table[TORQUE], "load": s.word(LOAD),
+                                    "flags": s.error_byte(), "silent": s.silent}
+                           for i, s in self.servos.items()}}
+
 
 def pair(text):
     a, b = text.split(":")
@@ -241,29 +300,12 @@ def main():
     ap.add_argument("--silent-after-goals", type=int)
     ap.add_argument("--flags", type=pair, action="append", default=[])
     ap.add_argument("--model", type=pair, action="append", default=[])
+    ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--garbage", action="store_true")
     ap.add_argument("--scs", action="store_true", help="SCS0009 servos (big-endian, 0..1023, no SYNC READ)")
     args = ap.parse_args()
 
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    bus = Bus(args, master)
-    print("PTY %s" % os.ttyname(slave), flush=True)
-    last = time.monotonic()
-    while True:
-        ready, _, _ = select.select([master], [], [], 0.002)
-        now = time.monotonic()
-        bus.step(now - last)
-        last = now
-        if ready:
-            try:
-                data = os.read(master, 4096)
-            except OSError:
-                data = b""
-            if data:
-                bus.feed(data)
-            else:
-                time.sleep(0.002)
+    serve(Bus(args))
 
 
 if __name__ == "__main__":

@@ -12,37 +12,19 @@ Case names and parameters must match the table in tests/feetech_sdk.rs.
 """
 import importlib.metadata
 import json
-import os
-import select
 import sys
 
 import scservo_sdk as scs
 
-
-def drain(fd, wait=0.0):
-    """Everything readable on fd now (waiting up to `wait` s for the first byte)."""
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], wait if not out else 0.0)
-        if not ready:
-            return out
-        out += os.read(fd, 4096)
+from simbus import Capture
 
 
 def main():
-    master, slave = os.openpty()
-    port = scs.PortHandler(os.ttyname(slave))
+    pty = Capture("feetech_capture")
+    port = scs.PortHandler(pty.path)
     if not port.openPort():
         sys.exit("feetech_capture: cannot open the pty with the SDK")
-    cases = {}
-
-    def capture(name, call):
-        drain(master)
-        call()
-        sent = drain(master, wait=0.5)
-        if not sent:
-            sys.exit("feetech_capture: the SDK sent nothing for %s" % name)
-        cases[name] = list(sent)
+    capture = pty.capture
 
     # STS: PacketHandler(0) = little-endian 2-byte values.
     ph = scs.PacketHandler(0)
@@ -96,11 +78,10 @@ def main():
     capture("write_pos_speed_scs_2", lambda: ph.writeTxRx(port, 2, 41, 7, block))
 
     port.closePort()
-    os.close(master)
-    os.close(slave)
+    pty.close()
     print(json.dumps({
         "sdk_version": importlib.metadata.version("feetech-servo-sdk"),
-        "cases": cases,
+        "cases": pty.cases,
     }))
 
 

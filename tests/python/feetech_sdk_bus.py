@@ -12,42 +12,24 @@ Then the same for SCS0009 servos (simulator --scs, the SDK's big-endian
 PacketHandler(1)), under the key "scs".
 """
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 
 import scservo_sdk as scs
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from simbus import with_sim
 
 
 def main():
-    out = with_sim(["--ids", "1,2,3,9", "--present", "1000,2000,3000,500", "--silent", "9"], run)
-    out["scs"] = with_sim(["--scs", "--ids", "1,2", "--present", "300,700"], run_scs)
+    out = sim(["--ids", "1,2,3,9", "--present", "1000,2000,3000,500", "--silent", "9"], run)
+    out["scs"] = sim(["--scs", "--ids", "1,2", "--present", "300,700"], run_scs)
     print(json.dumps(out))
 
 
-def with_sim(args, session):
+def sim(args, session):
     """Runs `session(pty path)` against a simulator started with `args`
     (servos moving at 100000 ticks/s); adds the simulator's log."""
-    log = os.path.join(tempfile.mkdtemp(prefix="feetech_sdk_bus"), "goals.jsonl")
-    sim = subprocess.Popen(
-        [sys.executable, os.path.join(HERE, "feetech_bus.py"), *args,
-         "--speed", "100000", "--log", log],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        line = sim.stdout.readline()
-        if not line.startswith("PTY "):
-            sys.exit("feetech_sdk_bus: the simulator printed %r, not a PTY line" % line)
-        out = session(line.split()[1])
-    finally:
-        sim.kill()
-        sim.wait()
-    with open(log) as f:
-        out["log"] = [json.loads(x) for x in f]
-    return out
+    return with_sim("feetech_bus.py", args + ["--speed", "100000"], session, "feetech_sdk_bus")
 
 
 def recorder(out):

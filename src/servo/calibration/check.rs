@@ -2,9 +2,9 @@
 //! function, in the order a user fixing a file meets them.
 
 use super::{
-    Calibration, CalibrationError, CalibrationFile, CalibrationWarning, JointEntry, JointMap,
+    Calibration, CalibrationError, CalibrationFile, CalibrationWarning, JointEntry, JointMap, Slot,
 };
-use crate::model::{Chain, Joint};
+use crate::model::{Chain, ExtraJoint, Limits};
 use crate::servo::joint::{Device, Fields};
 use crate::servo::protocol::Protocol;
 use crate::servo::registry;
@@ -15,36 +15,104 @@ pub(super) fn check(
     chain: &Chain,
     source: &str,
 ) -> Result<Calibration, CalibrationError> {
-    let (protocol, warnings) = protocol(&file.kind, source)?;
+    let (protocol, mut warnings) = protocol(&file.kind, source)?;
     fields_taken(protocol, None, &file.fields)?;
     let link = file.link.resolve(&protocol.link)?;
+    if file.link.torque_off_on_close.is_some() {
+        warnings.push(CalibrationWarning::DeprecatedTorqueOffOnClose {
+            file: source.to_string(),
+            on_exit: link.on_exit.name(),
+        });
+    }
     let parked = file.joints.iter().any(|e| e.park.is_some());
     let mut maps = Vec::with_capacity(file.joints.len());
+    let mut strangers = Vec::new();
     for (k, e) in file.joints.iter().enumerate() {
-        let joint = chain_joint(chain, e)?;
         unique(&file.joints[..k], e)?;
-        maps.push(joint_map(protocol, &file.fields, e, joint, parked)?);
+        match limits_of(chain, e)? {
+            Some(limits) => maps.push(joint_map(protocol, &file.fields, e, limits, parked)?),
+            None => strangers.push(e),
+        }
     }
-    let joints = chain
+    if let Some(j) = chain
         .joints
         .iter()
-        .map(|j| {
-            let k = maps.iter().position(|m| m.joint == j.name).ok_or_else(|| {
-                CalibrationError::MissingJoint {
-                    joint: j.name.clone(),
-                }
-            })?;
-            Ok(maps.swap_remove(k))
-        })
-        .collect::<Result<Vec<_>, CalibrationError>>()?;
+        .find(|j| !maps.iter().any(|m| m.joint == j.name))
+    {
+        // An entry for no joint of the robot is most likely the missing
+        // joint misspelt: name it.
+        return Err(match strangers.first() {
+            Some(e) => CalibrationError::UnknownJoint {
+                joint: e.joint.clone(),
+            },
+            None => CalibrationError::MissingJoint {
+                joint: j.name.clone(),
+            },
+        });
+    }
+    warnings.extend(strangers.iter().map(|e| CalibrationWarning::NotInRobot {
+        file: source.to_string(),
+        joint: e.joint.clone(),
+        output: e.output,
+        what: protocol.output_name,
+    }));
+    let (joints, slots) = arrange(chain, maps);
     let cal = Calibration {
         protocol,
         link,
         joints,
+        slots,
         warnings,
     };
-    (protocol.check_bus)(&cal.joints)?;
+    (protocol.check_bus)(&cal.joints, &cal.link)?;
     Ok(cal)
+}
+
+/// The driven joints in the output's order and the output's position
+/// slots: the chain's joints, then its actuated extra joints (a gripper),
+/// each extra driven when the file gives it a servo.
+fn arrange(chain: &Chain, mut maps: Vec<JointMap>) -> (Vec<JointMap>, Vec<Slot>) {
+    let names = chain.joints.iter().map(|j| (j.name.as_str(), 0.0, false));
+    let extras = chain
+        .extras
+        .iter()
+        .filter(|x| x.actuated())
+        .map(|x| (x.name.as_str(), x.rest(), true));
+    let mut joints = Vec::with_capacity(maps.len());
+    let slots = names
+        .chain(extras)
+        .map(|(name, rest, extra)| {
+            let servo = maps.iter().position(|m| m.joint == name).map(|k| {
+                joints.push(maps.swap_remove(k));
+                joints.len() - 1
+            });
+            Slot {
+                joint: name.to_string(),
+                servo,
+                rest,
+                extra,
+            }
+        })
+        .collect();
+    (joints, slots)
+}
+
+/// The limits of the joint an entry is for: a moving joint of the chain
+/// or an extra joint that follows no other (a gripper); `None` when the
+/// robot has no such joint. A joint that mimics another cannot have a
+/// servo of its own.
+fn limits_of(chain: &Chain, e: &JointEntry) -> Result<Option<Limits>, CalibrationError> {
+    if let Some(j) = chain.joints.iter().find(|j| j.name == e.joint) {
+        return Ok(Some(j.limits));
+    }
+    match chain.extras.iter().find(|x| x.name == e.joint) {
+        Some(ExtraJoint { mimic: Some(m), .. }) => Err(CalibrationError::MimicJoint {
+            joint: e.joint.clone(),
+            leader: m.leader.clone(),
+        }),
+        Some(x) => Ok(Some(x.limits)),
+        None => Ok(None),
+    }
 }
 
 /// The protocol `kind` names, with a warning when by an old name.
@@ -84,17 +152,6 @@ fn fields_taken(
     }
 }
 
-/// The moving joint of the chain an entry is for.
-fn chain_joint<'c>(chain: &'c Chain, e: &JointEntry) -> Result<&'c Joint, CalibrationError> {
-    chain
-        .joints
-        .iter()
-        .find(|j| j.name == e.joint)
-        .ok_or_else(|| CalibrationError::UnknownJoint {
-            joint: e.joint.clone(),
-        })
-}
-
 /// No joint twice, no output twice (`before`: the entries above `e`).
 fn unique(before: &[JointEntry], e: &JointEntry) -> Result<(), CalibrationError> {
     if before.iter().any(|o| o.joint == e.joint) {
@@ -118,7 +175,7 @@ fn joint_map(
     protocol: &'static Protocol,
     file_fields: &Fields,
     e: &JointEntry,
-    joint: &Joint,
+    limits: Limits,
     parked: bool,
 ) -> Result<JointMap, CalibrationError> {
     let name = || e.joint.clone();
@@ -139,7 +196,7 @@ fn joint_map(
     })?;
     let scale = scale(e, &device)?;
     range(e, &device)?;
-    park(protocol, e, joint, parked)?;
+    park(protocol, e, limits, parked)?;
     Ok(JointMap {
         joint: name(),
         output: e.output,
@@ -149,8 +206,8 @@ fn joint_map(
         min: e.range[0],
         max: e.range[1],
         speed_limit: e.speed_limit,
-        lower: joint.limits.lower,
-        upper: joint.limits.upper,
+        lower: limits.lower,
+        upper: limits.upper,
         park: e.park,
         fields,
     })
@@ -229,10 +286,10 @@ fn range(e: &JointEntry, device: &Device) -> Result<(), CalibrationError> {
 fn park(
     protocol: &'static Protocol,
     e: &JointEntry,
-    joint: &Joint,
+    limits: Limits,
     parked: bool,
 ) -> Result<(), CalibrationError> {
-    let (lower, upper) = (joint.limits.lower, joint.limits.upper);
+    let (lower, upper) = (limits.lower, limits.upper);
     match e.park {
         None if parked => Err(CalibrationError::MissingPark {
             joint: e.joint.clone(),

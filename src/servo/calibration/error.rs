@@ -37,6 +37,10 @@ pub enum CalibrationError {
     MissingJoint { joint: String },
     #[error("calibration names joint '{joint}', which is not a moving joint of the chain")]
     UnknownJoint { joint: String },
+    #[error(
+        "joint '{joint}' mimics '{leader}' in the URDF: it follows '{leader}' and has no servo of its own; give '{leader}' the servo"
+    )]
+    MimicJoint { joint: String, leader: String },
     #[error("joint '{joint}' appears twice in the calibration")]
     DuplicateJoint { joint: String },
     #[error("joints '{first}' and '{second}' are both on output {output}")]
@@ -108,6 +112,8 @@ pub enum CalibrationError {
 pub enum MapError {
     #[error("joint {index}: angle is NaN; no command")]
     NotANumber { index: usize },
+    #[error("joint {index}: no angle given; no command")]
+    Missing { index: usize },
 }
 
 /// Something in a servo file that still works but should be changed. The
@@ -122,6 +128,17 @@ pub enum CalibrationWarning {
         written: String,
         name: &'static str,
     },
+    /// `link.torque_off_on_close` is the old spelling of `link.on_exit`.
+    DeprecatedTorqueOffOnClose { file: String, on_exit: &'static str },
+    /// An entry names a joint the robot does not have (a gripper servo
+    /// with a URDF that models no gripper): its servo is not driven.
+    NotInRobot {
+        file: String,
+        joint: String,
+        output: u16,
+        /// What an output is for the protocol ("servo id", "channel").
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for CalibrationWarning {
@@ -134,6 +151,19 @@ impl fmt::Display for CalibrationWarning {
             } => write!(
                 f,
                 "{file}: `kind: {written}` is deprecated; write `kind: {name}`, the same protocol under its one name"
+            ),
+            CalibrationWarning::DeprecatedTorqueOffOnClose { file, on_exit } => write!(
+                f,
+                "{file}: `link.torque_off_on_close` is deprecated; write `link.on_exit: {on_exit}`, which means the same"
+            ),
+            CalibrationWarning::NotInRobot {
+                file,
+                joint,
+                output,
+                what,
+            } => write!(
+                f,
+                "{file}: joint '{joint}' is not a joint of this robot: its {what} {output} is not driven"
             ),
         }
     }

@@ -8,12 +8,48 @@ fn chain() -> Chain {
     Chain::from_urdf_file(urdf, None, None).unwrap()
 }
 
+fn project_file(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/config/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// config/servos_feetech.yaml's arm: its gripper entry left out, so the
+/// checks here see exactly the chain's joints.
 fn example() -> String {
-    std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/servos_feetech.yaml"
-    ))
-    .unwrap()
+    without_gripper(&project_file("servos_feetech.yaml"))
+}
+
+fn without_gripper(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.contains("joint: gripper,"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A project servo file against the project arm: every joint of the
+/// chain driven, and the gripper entry driven when the URDF has the
+/// gripper joint, else reported as not driven (and nothing else said).
+fn check_project_file(name: &str) -> Calibration {
+    let chain = chain();
+    let c = Calibration::load(
+        format!("{}/config/{name}", env!("CARGO_MANIFEST_DIR")),
+        &chain,
+    )
+    .unwrap();
+    let has_gripper = chain.extras.iter().any(|x| x.name == "gripper");
+    let driven: Vec<&str> = c.joints.iter().map(|j| j.joint.as_str()).collect();
+    let mut want: Vec<&str> = chain.joints.iter().map(|j| j.name.as_str()).collect();
+    if has_gripper {
+        want.push("gripper");
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    } else {
+        assert!(
+            matches!(&c.warnings[..], [CalibrationWarning::NotInRobot { joint, .. }] if joint == "gripper"),
+            "{:?}",
+            c.warnings
+        );
+    }
+    assert_eq!(driven, want);
+    c
 }
 
 fn file() -> CalibrationFile {
@@ -26,14 +62,8 @@ fn checked() -> Calibration {
 
 #[test]
 fn example_file_matches_the_project_arm() {
-    let c = Calibration::load(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos_feetech.yaml"),
-        &chain(),
-    )
-    .unwrap();
+    let c = check_project_file("servos_feetech.yaml");
     assert_eq!(c.protocol.name, "feetech");
-    assert!(c.warnings.is_empty());
-    assert_eq!(c.joints.len(), 5);
     // STS3215 default scale: 4096 ticks per turn.
     assert!((c.joints[0].scale - 4096.0 / std::f64::consts::TAU).abs() < 1e-9);
     assert_eq!(c.joints[0].command(0.0), Some(2048));
@@ -41,15 +71,10 @@ fn example_file_matches_the_project_arm() {
 
 #[test]
 fn pwm_example_maps_the_arm_inside_the_firmware_range() {
-    let c = Calibration::load(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/config/servos_pwm.yaml"),
-        &chain(),
-    )
-    .unwrap();
+    let c = check_project_file("servos_pwm.yaml");
     assert_eq!(c.protocol.name, "pwm_bridge");
-    assert!(c.warnings.is_empty());
     let outputs: Vec<u16> = c.joints.iter().map(|j| j.output).collect();
-    assert_eq!(outputs, [0, 1, 2, 3, 4]);
+    assert_eq!(outputs, [0, 1, 2, 3, 4, 5][..c.joints.len()]);
     for j in &c.joints {
         // The firmware's own absolute range is 500..2500 µs: a file
         // beyond it would be clamped there, silently off the mapping.
@@ -359,11 +384,7 @@ proptest! {
 
 #[test]
 fn the_old_kind_name_works_with_a_warning_naming_the_file() {
-    let pwm = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/config/servos_pwm.yaml"
-    ))
-    .unwrap();
+    let pwm = without_gripper(&project_file("servos_pwm.yaml"));
     assert!(pwm.contains("\nkind: pwm_bridge\n"));
     let new = Calibration::from_yaml(&pwm, "servos_pwm.yaml", &chain()).unwrap();
     assert!(new.warnings.is_empty());

@@ -11,19 +11,19 @@
 
 use super::crc::crc16;
 use super::table::{Register, ValueError};
-use thiserror::Error;
+use crate::servo::bus::encode::{check_block, check_id, check_sync_read, sync_write_blocks};
+/// Broadcast ID: every servo executes the instruction; only PING (and the
+/// sync/bulk reads, which name their servos) get replies.
+pub use crate::servo::bus::{BROADCAST_ID, EncodeError, MAX_ID};
 
 /// The four bytes every packet starts with (three header bytes and the
 /// reserved 0).
 pub const HEADER: [u8; 4] = [0xFF, 0xFF, 0xFD, 0x00];
-/// Broadcast ID: every servo executes the instruction; only PING (and the
-/// sync/bulk reads, which name their servos) get replies.
-pub const BROADCAST_ID: u8 = 0xFE;
-/// Highest ID a servo can have.
-pub const MAX_ID: u8 = 0xFC;
 /// Longest packet, header to CRC. The vendor SDK refuses to send anything
 /// longer (its `TXPACKET_MAX_LEN`), so we refuse it too.
 pub const MAX_PACKET_LEN: usize = 1024;
+/// The control table of one servo: addresses 0..=65535.
+const SPACE: u32 = 0x1_0000;
 
 /// Instruction codes.
 pub mod inst {
@@ -46,29 +46,6 @@ pub mod inst {
     pub const BULK_READ: u8 = 0x92;
     pub const BULK_WRITE: u8 = 0x93;
     pub const FAST_BULK_READ: u8 = 0x9A;
-}
-
-/// Why an instruction packet could not be built. Nothing is sent then.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum EncodeError {
-    #[error("servo id {id} is out of range (0..={MAX_ID}, or {BROADCAST_ID} to broadcast)")]
-    BadId { id: u8 },
-    #[error("{instruction} cannot be broadcast: it needs a reply from one servo")]
-    Broadcast { instruction: &'static str },
-    #[error("packet of {len} bytes is longer than {MAX_PACKET_LEN}")]
-    TooLong { len: usize },
-    #[error("{instruction} needs at least one data byte")]
-    NoData { instruction: &'static str },
-    #[error("{instruction} needs at least one servo")]
-    NoServos { instruction: &'static str },
-    #[error("servo id {id} appears twice in one {instruction}")]
-    DuplicateId { instruction: &'static str, id: u8 },
-    #[error("servo id {id} has {got} data bytes in a sync write of {expected}-byte blocks")]
-    BlockLength { id: u8, expected: usize, got: usize },
-    #[error("register block from address {addr} with {len} bytes runs past address 65535")]
-    AddressRange { addr: u16, len: usize },
-    #[error(transparent)]
-    Value(#[from] ValueError),
 }
 
 /// `body` (instruction and parameters, or error and parameters) with an
@@ -103,23 +80,6 @@ pub fn unstuff(body: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn check_id(id: u8, broadcast_ok: bool, instruction: &'static str) -> Result<(), EncodeError> {
-    match id {
-        BROADCAST_ID if broadcast_ok => Ok(()),
-        BROADCAST_ID => Err(EncodeError::Broadcast { instruction }),
-        id if id > MAX_ID => Err(EncodeError::BadId { id }),
-        _ => Ok(()),
-    }
-}
-
-fn check_block(addr: u16, len: usize) -> Result<(), EncodeError> {
-    if usize::from(addr) + len > 0x1_0000 {
-        Err(EncodeError::AddressRange { addr, len })
-    } else {
-        Ok(())
-    }
-}
-
 /// The packet for `id` with first byte `code` (instruction, or the
 /// status's 0x55 and error byte) and the concatenated `parts`, stuffed,
 /// with length and CRC.
@@ -137,7 +97,10 @@ pub(super) fn frame(id: u8, code: &[u8], parts: &[&[u8]]) -> Result<Vec<u8>, Enc
 pub(super) fn frame_stuffed(id: u8, body: &[u8]) -> Result<Vec<u8>, EncodeError> {
     let total = HEADER.len() + 3 + body.len() + 2;
     if total > MAX_PACKET_LEN {
-        return Err(EncodeError::TooLong { len: total });
+        return Err(EncodeError::TooLong {
+            len: total,
+            max: MAX_PACKET_LEN,
+        });
     }
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(&HEADER);
@@ -170,7 +133,7 @@ pub fn read(id: u8, addr: u16, len: u16) -> Result<Vec<u8>, EncodeError> {
             instruction: "READ",
         });
     }
-    check_block(addr, len.into())?;
+    check_block(addr, len.into(), SPACE)?;
     frame(
         id,
         &[inst::READ],
@@ -192,26 +155,13 @@ pub fn write(id: u8, addr: u16, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
             instruction: "WRITE",
         });
     }
-    check_block(addr, data.len())?;
+    check_block(addr, data.len(), SPACE)?;
     frame(id, &[inst::WRITE], &[&addr.to_le_bytes(), data])
 }
 
 /// WRITE of `value` to one register, in its size and signedness.
 pub fn write_register(id: u8, reg: Register, value: i64) -> Result<Vec<u8>, EncodeError> {
     write(id, reg.addr, &reg.encode(value)?)
-}
-
-fn check_ids(ids: &[u8], instruction: &'static str) -> Result<(), EncodeError> {
-    if ids.is_empty() {
-        return Err(EncodeError::NoServos { instruction });
-    }
-    for (k, &id) in ids.iter().enumerate() {
-        check_id(id, false, instruction)?;
-        if ids[..k].contains(&id) {
-            return Err(EncodeError::DuplicateId { instruction, id });
-        }
-    }
-    Ok(())
 }
 
 fn sync_read_packet(
@@ -221,11 +171,7 @@ fn sync_read_packet(
     len: u16,
     ids: &[u8],
 ) -> Result<Vec<u8>, EncodeError> {
-    check_ids(ids, instruction)?;
-    if len == 0 {
-        return Err(EncodeError::NoData { instruction });
-    }
-    check_block(addr, len.into())?;
+    check_sync_read(instruction, addr, len.into(), ids, SPACE)?;
     frame(
         BROADCAST_ID,
         &[code],
@@ -250,25 +196,7 @@ pub fn fast_sync_read(addr: u16, len: u16, ids: &[u8]) -> Result<Vec<u8>, Encode
 /// on every servo listed, each with its own block (sent in the order
 /// given). No servo replies.
 pub fn sync_write(addr: u16, len: u16, blocks: &[(u8, &[u8])]) -> Result<Vec<u8>, EncodeError> {
-    const I: &str = "SYNC WRITE";
-    let ids: Vec<u8> = blocks.iter().map(|&(id, _)| id).collect();
-    check_ids(&ids, I)?;
-    if len == 0 {
-        return Err(EncodeError::NoData { instruction: I });
-    }
-    check_block(addr, len.into())?;
-    let mut params = Vec::with_capacity(blocks.len() * (usize::from(len) + 1));
-    for &(id, data) in blocks {
-        if data.len() != usize::from(len) {
-            return Err(EncodeError::BlockLength {
-                id,
-                expected: len.into(),
-                got: data.len(),
-            });
-        }
-        params.push(id);
-        params.extend_from_slice(data);
-    }
+    let params = sync_write_blocks("SYNC WRITE", addr, len.into(), blocks, SPACE)?;
     frame(
         BROADCAST_ID,
         &[inst::SYNC_WRITE],
@@ -401,7 +329,8 @@ mod tests {
             read(1, 0xFFFF, 2),
             Err(EncodeError::AddressRange {
                 addr: 0xFFFF,
-                len: 2
+                len: 2,
+                last: 0xFFFF
             })
         );
         assert_eq!(
@@ -429,7 +358,10 @@ mod tests {
         ));
         assert!(matches!(
             write(1, 0, &[0; 1013]),
-            Err(EncodeError::TooLong { len: 1025 })
+            Err(EncodeError::TooLong {
+                len: 1025,
+                max: 1024
+            })
         ));
         assert!(write(1, 0, &[0; 1012]).is_ok());
     }

@@ -9,6 +9,7 @@
 
 use super::crc::crc16;
 use super::packet::{BROADCAST_ID, EncodeError, HEADER, MAX_ID, MAX_PACKET_LEN, frame, inst};
+use crate::servo::bus::{Reply, RxBuffer, StatusStream};
 use thiserror::Error;
 
 /// Largest LEN accepted by default: a packet of [`MAX_PACKET_LEN`] bytes
@@ -186,9 +187,8 @@ pub fn encode_status(id: u8, error: u8, params: &[u8]) -> Result<Vec<u8>, Encode
 /// packet plus what was pushed since.
 #[derive(Debug, Clone)]
 pub struct StatusReader {
-    buf: Vec<u8>,
+    rx: RxBuffer,
     max_len: u16,
-    skipped: u64,
 }
 
 impl Default for StatusReader {
@@ -203,9 +203,8 @@ const HEAD: usize = 8;
 impl StatusReader {
     pub fn new() -> StatusReader {
         StatusReader {
-            buf: Vec::new(),
+            rx: RxBuffer::default(),
             max_len: MAX_STATUS_LEN,
-            skipped: 0,
         }
     }
 
@@ -219,57 +218,28 @@ impl StatusReader {
 
     /// Appends bytes received from the bus.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        self.rx.push(bytes);
     }
 
     /// Bytes dropped so far while looking for a header.
     pub fn skipped(&self) -> u64 {
-        self.skipped
+        self.rx.skipped()
     }
 
     /// Bytes received but not decoded yet (an incomplete packet).
     pub fn pending(&self) -> usize {
-        self.buf.len()
+        self.rx.pending()
     }
 
     /// Drops everything pending (after a timeout, before a new request).
     pub fn clear(&mut self) {
-        self.buf.clear();
-    }
-
-    fn drop_front(&mut self, n: usize, garbage: bool) {
-        let n = n.min(self.buf.len());
-        self.buf.drain(..n);
-        if garbage {
-            self.skipped += n as u64;
-        }
-    }
-
-    /// Moves the buffer to the next possible header; false when more
-    /// bytes are needed to find one.
-    fn seek_header(&mut self) -> bool {
-        match self.buf.windows(3).position(|w| w == &HEADER[..3]) {
-            Some(i) => {
-                self.drop_front(i, true);
-                true
-            }
-            None => {
-                // Keep a tail that may be the start of a header.
-                let keep = match self.buf.as_slice() {
-                    [.., 0xFF, 0xFF] => 2,
-                    [.., 0xFF] => 1,
-                    _ => 0,
-                };
-                self.drop_front(self.buf.len() - keep, true);
-                false
-            }
-        }
+        self.rx.clear();
     }
 
     /// Whether the bytes after a found `FF FF FD` rule it out as a status
     /// header, judged on as many of them as have arrived.
     fn not_a_header(&self) -> bool {
-        let b = &self.buf;
+        let b = self.rx.bytes();
         let bad_reserved = b.get(3).is_some_and(|&r| r != HEADER[3]);
         let bad_id = b
             .get(4)
@@ -282,20 +252,21 @@ impl StatusReader {
     /// needed.
     pub fn next_status(&mut self) -> Option<Result<Status, StatusError>> {
         loop {
-            if !self.seek_header() {
+            if !self.rx.seek(&HEADER[..3]) {
                 return None;
             }
             if self.not_a_header() {
-                self.drop_front(1, true);
+                self.rx.drop_front(1, true);
                 continue;
             }
-            if self.buf.len() < HEAD {
+            let buf = self.rx.bytes();
+            if buf.len() < HEAD {
                 return None;
             }
-            let id = self.buf[4];
-            let len = u16::from_le_bytes([self.buf[5], self.buf[6]]);
+            let id = buf[4];
+            let len = u16::from_le_bytes([buf[5], buf[6]]);
             if !(4..=self.max_len).contains(&len) {
-                self.drop_front(3, false);
+                self.rx.drop_front(3, false);
                 return Some(Err(StatusError::BadLength {
                     id,
                     len,
@@ -303,33 +274,59 @@ impl StatusReader {
                 }));
             }
             let total = 7 + usize::from(len);
-            if self.buf.len() < total {
+            if buf.len() < total {
                 return None;
             }
-            let expected = crc16(&self.buf[..total - 2]);
-            let got = u16::from_le_bytes([self.buf[total - 2], self.buf[total - 1]]);
+            let expected = crc16(&buf[..total - 2]);
+            let got = u16::from_le_bytes([buf[total - 2], buf[total - 1]]);
             if expected != got {
-                self.drop_front(3, false);
+                self.rx.drop_front(3, false);
                 return Some(Err(StatusError::BadCrc { id, expected, got }));
             }
             // FAST SYNC READ replies (from the broadcast ID) are not stuffed.
-            let body = &self.buf[8..total - 2];
+            let body = &buf[8..total - 2];
             let body = if id == BROADCAST_ID {
                 Some(body.to_vec())
             } else {
                 super::packet::unstuff(body)
             };
             let Some(body) = body else {
-                self.drop_front(3, false);
+                self.rx.drop_front(3, false);
                 return Some(Err(StatusError::BadStuffing { id }));
             };
-            self.drop_front(total, false);
+            self.rx.drop_front(total, false);
             return Some(Ok(Status {
                 id,
                 error: ErrorByte(body[0]),
                 params: body[1..].to_vec(),
             }));
         }
+    }
+}
+
+impl StatusStream for StatusReader {
+    type Status = Status;
+
+    fn params_len(status: &Status) -> usize {
+        status.params.len()
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.rx.push(bytes);
+    }
+
+    fn next_reply(&mut self) -> Option<Reply<Status>> {
+        Some(match self.next_status()? {
+            Ok(status) => Reply::Packet {
+                id: status.id,
+                status,
+            },
+            Err(_) => Reply::Corrupt,
+        })
+    }
+
+    fn skipped(&self) -> u64 {
+        self.rx.skipped()
     }
 }
 
@@ -418,6 +415,7 @@ pub fn encode_fast_sync(parts: &[FastSyncPart]) -> Result<Vec<u8>, EncodeError> 
     if packet.len() + 2 > MAX_PACKET_LEN {
         return Err(EncodeError::TooLong {
             len: packet.len() + 2,
+            max: MAX_PACKET_LEN,
         });
     }
     let crc = crc16(&packet);

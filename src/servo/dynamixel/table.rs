@@ -9,8 +9,6 @@
 //! EEPROM: the servo refuses to write them (access error) while its torque
 //! is on.
 
-use thiserror::Error;
-
 /// One register: where it is, how many bytes, whether it holds a signed
 /// value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,13 +35,7 @@ const fn signed(addr: u16, size: u8) -> Register {
 }
 
 /// Why a value cannot go into a register.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ValueError {
-    #[error("value {value} does not fit the {size}-byte register at address {addr}")]
-    OutOfRange { addr: u16, size: u8, value: i64 },
-    #[error("{got} bytes read for the {size}-byte register at address {addr}")]
-    WrongLength { addr: u16, size: u8, got: usize },
-}
+pub use crate::servo::bus::ValueError;
 
 impl Register {
     /// The bytes of `value` in this register, little-endian; a value that

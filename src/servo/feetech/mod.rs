@@ -64,7 +64,7 @@ fn device(fields: &Fields) -> Result<Device, FieldError> {
 
 /// One byte order on a bus: STS and SCS servos cannot share it (each
 /// would read the other's values byte-swapped).
-fn check_bus(joints: &[JointMap]) -> Result<(), BusError> {
+fn check_bus(joints: &[JointMap], _: &LinkSettings) -> Result<(), BusError> {
     let mut first: Option<(&JointMap, ServoModel)> = None;
     for j in joints {
         let model = joint_model(&j.fields).map_err(|e| BusError {

@@ -16,15 +16,15 @@
 //! packets, [`super::model`] tells the servo models apart.
 
 use super::model::Endian;
-use thiserror::Error;
+use crate::servo::bus::encode::{check_block, check_id, check_sync_read, sync_write_blocks};
+/// Broadcast ID: every servo executes the instruction and none replies
+/// (except to PING, which each servo answers in ID order).
+pub use crate::servo::bus::{BROADCAST_ID, EncodeError, MAX_ID};
 
 /// The two header bytes every packet starts with.
 pub const HEADER: [u8; 2] = [0xFF, 0xFF];
-/// Broadcast ID: every servo executes the instruction and none replies
-/// (except to PING, which each servo answers in ID order).
-pub const BROADCAST_ID: u8 = 0xFE;
-/// Highest ID a servo can have.
-pub const MAX_ID: u8 = 0xFC;
+/// The registers of one servo: addresses 0..=255.
+const SPACE: u32 = 256;
 /// Largest instruction packet, header to checksum. The vendor SDK refuses
 /// to send anything longer (its `TXPACKET_MAX_LEN`), so a longer packet has
 /// never been exercised against real servo firmware: we refuse it too.
@@ -100,47 +100,9 @@ pub fn to_sign_magnitude(v: i32, sign_bit: u8) -> u16 {
     raw as u16
 }
 
-/// Why an instruction packet could not be built. Nothing is sent then.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum EncodeError {
-    #[error("servo id {id} is out of range (0..={MAX_ID}, or {BROADCAST_ID} to broadcast)")]
-    BadId { id: u8 },
-    #[error("{instruction} cannot be broadcast: it needs a reply from one servo")]
-    Broadcast { instruction: &'static str },
-    #[error("packet of {len} bytes is longer than {MAX_PACKET_LEN}")]
-    TooLong { len: usize },
-    #[error("{instruction} needs at least one data byte")]
-    NoData { instruction: &'static str },
-    #[error("{instruction} needs at least one servo")]
-    NoServos { instruction: &'static str },
-    #[error("servo id {id} appears twice in one {instruction}")]
-    DuplicateId { instruction: &'static str, id: u8 },
-    #[error("servo id {id} has {got} data bytes in a sync write of {expected}-byte blocks")]
-    BlockLength { id: u8, expected: usize, got: usize },
-    #[error("register block from address {addr} with {len} bytes runs past address 255")]
-    AddressRange { addr: u8, len: usize },
-}
-
 /// The checksum of the bytes between the header and the checksum.
 pub fn checksum(body: &[u8]) -> u8 {
     !body.iter().fold(0u8, |s, &b| s.wrapping_add(b))
-}
-
-fn check_id(id: u8, broadcast_ok: bool, instruction: &'static str) -> Result<(), EncodeError> {
-    match id {
-        BROADCAST_ID if broadcast_ok => Ok(()),
-        BROADCAST_ID => Err(EncodeError::Broadcast { instruction }),
-        id if id > MAX_ID => Err(EncodeError::BadId { id }),
-        _ => Ok(()),
-    }
-}
-
-fn check_block(addr: u8, len: usize) -> Result<(), EncodeError> {
-    if usize::from(addr) + len > 256 {
-        Err(EncodeError::AddressRange { addr, len })
-    } else {
-        Ok(())
-    }
 }
 
 /// Appends the instruction packet `inst` for `id` with parameters made of
@@ -149,7 +111,10 @@ fn packet_into(out: &mut Vec<u8>, id: u8, inst: u8, parts: &[&[u8]]) -> Result<(
     let n: usize = parts.iter().map(|p| p.len()).sum();
     let total = n + 6;
     if total > MAX_PACKET_LEN {
-        return Err(EncodeError::TooLong { len: total });
+        return Err(EncodeError::TooLong {
+            len: total,
+            max: MAX_PACKET_LEN,
+        });
     }
     let start = out.len();
     out.reserve(total);
@@ -183,7 +148,7 @@ pub fn read(id: u8, addr: u8, len: u8) -> Result<Vec<u8>, EncodeError> {
             instruction: "READ",
         });
     }
-    check_block(addr, len.into())?;
+    check_block(addr.into(), len.into(), SPACE)?;
     packet(id, inst::READ, &[&[addr, len]])
 }
 
@@ -196,7 +161,7 @@ pub fn write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
             instruction: "WRITE",
         });
     }
-    check_block(addr, data.len())?;
+    check_block(addr.into(), data.len(), SPACE)?;
     packet(id, inst::WRITE, &[&[addr], data])
 }
 
@@ -209,7 +174,7 @@ pub fn reg_write(id: u8, addr: u8, data: &[u8]) -> Result<Vec<u8>, EncodeError> 
             instruction: "REG_WRITE",
         });
     }
-    check_block(addr, data.len())?;
+    check_block(addr.into(), data.len(), SPACE)?;
     packet(id, inst::REG_WRITE, &[&[addr], data])
 }
 
@@ -258,32 +223,8 @@ pub fn write_position_speed(
 /// every servo listed, each with its own block (`blocks`: id and exactly
 /// `len` bytes, sent in the order given). No servo replies.
 pub fn sync_write(addr: u8, len: u8, blocks: &[(u8, &[u8])]) -> Result<Vec<u8>, EncodeError> {
-    const I: &str = "SYNC WRITE";
-    if blocks.is_empty() {
-        return Err(EncodeError::NoServos { instruction: I });
-    }
-    if len == 0 {
-        return Err(EncodeError::NoData { instruction: I });
-    }
-    check_block(addr, len.into())?;
-    let mut params = Vec::with_capacity(2 + blocks.len() * (usize::from(len) + 1));
-    params.extend_from_slice(&[addr, len]);
-    for (k, &(id, data)) in blocks.iter().enumerate() {
-        check_id(id, false, I)?;
-        if blocks[..k].iter().any(|&(other, _)| other == id) {
-            return Err(EncodeError::DuplicateId { instruction: I, id });
-        }
-        if data.len() != usize::from(len) {
-            return Err(EncodeError::BlockLength {
-                id,
-                expected: len.into(),
-                got: data.len(),
-            });
-        }
-        params.push(id);
-        params.extend_from_slice(data);
-    }
-    packet(BROADCAST_ID, inst::SYNC_WRITE, &[&params])
+    let blocks = sync_write_blocks("SYNC WRITE", addr.into(), len.into(), blocks, SPACE)?;
+    packet(BROADCAST_ID, inst::SYNC_WRITE, &[&[addr, len], &blocks])
 }
 
 /// SYNC WRITE of goal positions ([`reg::GOAL_POSITION`], 2 bytes each in
@@ -314,20 +255,7 @@ pub fn sync_write_position_speed(
 /// SYNC READ `len` bytes from `addr` of the servos `ids`: each replies with
 /// its own status packet, in list order.
 pub fn sync_read(addr: u8, len: u8, ids: &[u8]) -> Result<Vec<u8>, EncodeError> {
-    const I: &str = "SYNC READ";
-    if ids.is_empty() {
-        return Err(EncodeError::NoServos { instruction: I });
-    }
-    if len == 0 {
-        return Err(EncodeError::NoData { instruction: I });
-    }
-    check_block(addr, len.into())?;
-    for (k, &id) in ids.iter().enumerate() {
-        check_id(id, false, I)?;
-        if ids[..k].contains(&id) {
-            return Err(EncodeError::DuplicateId { instruction: I, id });
-        }
-    }
+    check_sync_read("SYNC READ", addr.into(), len.into(), ids, SPACE)?;
     packet(BROADCAST_ID, inst::SYNC_READ, &[&[addr, len], ids])
 }
 
@@ -407,7 +335,11 @@ mod tests {
         );
         assert_eq!(
             read(1, 255, 2),
-            Err(EncodeError::AddressRange { addr: 255, len: 2 })
+            Err(EncodeError::AddressRange {
+                addr: 255,
+                len: 2,
+                last: 255
+            })
         );
         assert_eq!(
             sync_write_goal_positions(&[(1, 0), (1, 5)], Endian::Little),
@@ -430,7 +362,7 @@ mod tests {
         ));
         assert!(matches!(
             write(1, 0, &[0; 245]),
-            Err(EncodeError::TooLong { len: 252 })
+            Err(EncodeError::TooLong { len: 252, max: 250 })
         ));
         assert!(write(1, 0, &[0; 243]).is_ok());
     }

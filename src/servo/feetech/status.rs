@@ -3,6 +3,7 @@
 
 use super::model::Endian;
 use super::packet::{HEADER, MAX_ID, MAX_STATUS_LEN, checksum};
+use crate::servo::bus::{Reply, RxBuffer, StatusStream};
 use thiserror::Error;
 
 /// The error byte of a status packet: what the servo reports about itself.
@@ -91,9 +92,8 @@ pub enum StatusError {
 /// than one maximal packet plus what was pushed since.
 #[derive(Debug, Clone)]
 pub struct StatusReader {
-    buf: Vec<u8>,
+    rx: RxBuffer,
     max_len: u8,
-    skipped: u64,
 }
 
 impl Default for StatusReader {
@@ -105,9 +105,8 @@ impl Default for StatusReader {
 impl StatusReader {
     pub fn new() -> StatusReader {
         StatusReader {
-            buf: Vec::new(),
+            rx: RxBuffer::default(),
             max_len: MAX_STATUS_LEN,
-            skipped: 0,
         }
     }
 
@@ -121,60 +120,48 @@ impl StatusReader {
 
     /// Appends bytes received from the bus.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        self.rx.push(bytes);
     }
 
     /// Bytes dropped so far while looking for a header.
     pub fn skipped(&self) -> u64 {
-        self.skipped
+        self.rx.skipped()
     }
 
     /// Bytes received but not decoded yet (an incomplete packet).
     pub fn pending(&self) -> usize {
-        self.buf.len()
+        self.rx.pending()
     }
 
     /// Drops everything pending (after a timeout, before a new request).
     pub fn clear(&mut self) {
-        self.buf.clear();
-    }
-
-    fn drop_front(&mut self, n: usize, garbage: bool) {
-        let n = n.min(self.buf.len());
-        self.buf.drain(..n);
-        if garbage {
-            self.skipped += n as u64;
-        }
+        self.rx.clear();
     }
 
     /// The next complete packet or error; `None` when more bytes are needed.
     pub fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
         loop {
-            // Find a header; keep a trailing FF, it may start one.
-            match self.buf.windows(2).position(|w| w == HEADER) {
-                Some(i) => self.drop_front(i, true),
-                None => {
-                    let keep = usize::from(self.buf.last() == Some(&0xFF));
-                    self.drop_front(self.buf.len() - keep, true);
-                    return None;
-                }
+            // Find a header; a trailing FF is kept, it may start one.
+            if !self.rx.seek(&HEADER) {
+                return None;
             }
-            let (&id, &len, &err) = match (self.buf.get(2), self.buf.get(3), self.buf.get(4)) {
+            let buf = self.rx.bytes();
+            let (&id, &len, &err) = match (buf.get(2), buf.get(3), buf.get(4)) {
                 (Some(id), Some(len), Some(err)) => (id, len, err),
                 // Not enough to judge the header yet, unless what we have
                 // already rules it out.
                 (Some(&id), _, _) if id > MAX_ID => {
-                    self.drop_front(1, true);
+                    self.rx.drop_front(1, true);
                     continue;
                 }
                 _ => return None,
             };
             if id > MAX_ID || err & 0x80 != 0 {
-                self.drop_front(1, true);
+                self.rx.drop_front(1, true);
                 continue;
             }
             if !(2..=self.max_len).contains(&len) {
-                self.drop_front(2, false);
+                self.rx.drop_front(2, false);
                 return Some(Err(StatusError::BadLength {
                     id,
                     len,
@@ -182,23 +169,49 @@ impl StatusReader {
                 }));
             }
             let total = usize::from(len) + 4;
-            if self.buf.len() < total {
+            if buf.len() < total {
                 return None;
             }
-            let expected = checksum(&self.buf[2..total - 1]);
-            let got = self.buf[total - 1];
+            let expected = checksum(&buf[2..total - 1]);
+            let got = buf[total - 1];
             if expected != got {
-                self.drop_front(2, false);
+                self.rx.drop_front(2, false);
                 return Some(Err(StatusError::BadChecksum { id, expected, got }));
             }
             let status = StatusPacket {
                 id,
                 flags: ServoFlags(err),
-                params: self.buf[5..total - 1].to_vec(),
+                params: buf[5..total - 1].to_vec(),
             };
-            self.drop_front(total, false);
+            self.rx.drop_front(total, false);
             return Some(Ok(status));
         }
+    }
+}
+
+impl StatusStream for StatusReader {
+    type Status = StatusPacket;
+
+    fn params_len(status: &StatusPacket) -> usize {
+        status.params.len()
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.rx.push(bytes);
+    }
+
+    fn next_reply(&mut self) -> Option<Reply<StatusPacket>> {
+        Some(match self.next_status()? {
+            Ok(status) => Reply::Packet {
+                id: status.id,
+                status,
+            },
+            Err(_) => Reply::Corrupt,
+        })
+    }
+
+    fn skipped(&self) -> u64 {
+        self.rx.skipped()
     }
 }
 

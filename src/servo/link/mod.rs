@@ -17,7 +17,13 @@
 //! - sends one frame per period and reads the replies; no reply for the
 //!   reply timeout is [`LinkState::Silent`], an I/O error (adapter
 //!   unplugged) closes the port and reconnects, resuming from the pose the
-//!   output had reached.
+//!   output had reached;
+//! - lets the servos go limp when asked ([`Link::relax`]) and writes no
+//!   command until [`Link::enable`], which resumes from where the servos
+//!   are at the start-up speed; meanwhile it keeps reading what the
+//!   hardware reports (a relaxed arm moved by hand shows where it is);
+//! - on [`Link::close`] does what `link.on_exit` says (hold or relax)
+//!   while the port is still open.
 //!
 //! Commands are in servo units (µs or ticks), already clamped by the
 //! calibration's [`JointMap`]s; the ramp only interpolates between in-range values and
@@ -33,11 +39,11 @@ mod settings;
 mod status;
 mod worker;
 
-pub use session::{Session, SessionError, StartPose, TickOutcome, read_available};
-pub use settings::{LinkDefaults, LinkFile, LinkSettingError, LinkSettings, WatchdogMode};
+pub use session::{Session, SessionError, StartPose, TickOutcome, await_reply, read_available};
+pub use settings::{LinkDefaults, LinkFile, LinkSettingError, LinkSettings, OnExit, WatchdogMode};
 pub use status::{Detail, DetailValue, LinkState, LinkStatus};
 
-use super::joint::JointMap;
+use super::joint::{Effort, JointMap};
 use ramp::Ramp;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -49,6 +55,8 @@ struct Slot {
     /// When the caller last sent commands.
     sent_at: Option<Instant>,
     status: LinkStatus,
+    /// The caller wants the servos limp.
+    relaxed: bool,
     stop: bool,
 }
 
@@ -89,6 +97,7 @@ impl Link {
                     port: port.to_string(),
                     ..LinkStatus::default()
                 },
+                relaxed: false,
                 stop: false,
             }),
             wake: Condvar::new(),
@@ -100,6 +109,7 @@ impl Link {
             settings,
             session,
             ramp,
+            limp: false,
         };
         let thread = std::thread::Builder::new()
             .name(format!("servo-link {port}"))
@@ -129,6 +139,37 @@ impl Link {
     /// Present positions, when the servos report them.
     pub fn present(&self) -> Option<Vec<i32>> {
         self.shared.lock().status.present.clone()
+    }
+
+    /// How hard each servo pushes, when the servos report it (signed
+    /// toward increasing servo command).
+    pub fn effort(&self) -> Option<Vec<Effort>> {
+        self.shared.lock().status.effort.clone()
+    }
+
+    /// Lets the servos go limp at the next period: the protocol's relax
+    /// (torque off, pulses stopped). The commands sent so far are
+    /// forgotten: nothing is written until [`enable`](Link::enable) and a
+    /// new [`send`](Link::send), while the link keeps reading the servos.
+    pub fn relax(&self) {
+        let mut s = self.shared.lock();
+        s.relaxed = true;
+        s.target = None;
+        drop(s);
+        self.shared.wake.notify_all();
+    }
+
+    /// Makes limp servos hold again from where they are (bus servos: their
+    /// measured positions; hobby servos: the park pose, else the last
+    /// command), moving to the next command at the start-up speed.
+    pub fn enable(&self) {
+        self.shared.lock().relaxed = false;
+        self.shared.wake.notify_all();
+    }
+
+    /// True between [`relax`](Link::relax) and [`enable`](Link::enable).
+    pub fn relaxed(&self) -> bool {
+        self.shared.lock().relaxed
     }
 
     /// Stops the thread (letting the session close the hardware politely)

@@ -54,6 +54,23 @@ impl Ramp {
         }
     }
 
+    /// The servos were limp and hold again from `start`: measured or
+    /// commanded positions as on connecting; when nobody can tell (hobby
+    /// servos whose pulses were stopped), from the park pose if the
+    /// calibration gives one, else from the last output. Either way the
+    /// next commands are approached at the start-up speed.
+    pub(crate) fn resumed(&mut self, start: &StartPose) {
+        match start {
+            StartPose::Unknown => {
+                if self.park.is_some() {
+                    self.current = self.park.clone();
+                }
+                self.starting = self.current.is_some();
+            }
+            known => self.connected(known),
+        }
+    }
+
     pub(crate) fn starting(&self) -> bool {
         self.starting
     }
@@ -113,10 +130,14 @@ mod tests {
     #[test]
     fn start_up_move_is_slow_then_joint_speed() {
         let c = cal();
+        let n = c.joints.len();
         let mut r = Ramp::new(&c.joints, 0.3);
         assert_eq!(r.step(None, 0.02), None, "nothing before a command");
-        r.connected(&StartPose::Measured(vec![1500, 2048, 2048, 2048, 2048]));
-        let target = [2500, 2048, 2048, 2048, 2048];
+        let mut start = vec![2048; n];
+        start[0] = 1500;
+        r.connected(&StartPose::Measured(start));
+        let mut target = vec![2048; n];
+        target[0] = 2500;
         let per_tick = 0.3 * c.joints[0].scale * 0.02;
         let mut last = 1500.0;
         let mut ticks = 0;
@@ -130,7 +151,8 @@ mod tests {
         }
         assert_eq!(last, 2500.0);
         // After arriving, the joint speed limit (3 rad/s) applies.
-        let out = r.step(Some(&[1500, 2048, 2048, 2048, 2048]), 0.02).unwrap();
+        target[0] = 1500;
+        let out = r.step(Some(&target), 0.02).unwrap();
         let fast = 3.0 * c.joints[0].scale * 0.02;
         assert!((f64::from(2500 - out[0]) - fast).abs() <= 1.0);
     }
@@ -173,11 +195,46 @@ mod tests {
     }
 
     #[test]
+    fn resuming_hobby_servos_starts_from_the_park_pose_else_the_last_output() {
+        let mut c = load("config/servos_pwm.yaml");
+        let before: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 - 200).collect();
+        let target: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 + 200).collect();
+        let per_tick = |j: &JointMap| 0.3 * j.scale * 0.02 + 1.0;
+        // No park pose: from the last output, slowly.
+        let mut r = Ramp::new(&c.joints, 0.3);
+        r.connected(&StartPose::Commanded(before.clone()));
+        while r.starting() {
+            r.step(Some(&before), 0.02);
+        }
+        r.resumed(&StartPose::Unknown);
+        assert!(r.starting());
+        let out = r.step(Some(&target), 0.02).unwrap();
+        for ((o, b), j) in out.iter().zip(&before).zip(&c.joints) {
+            assert!(f64::from((o - b).abs()) <= per_tick(j), "{out:?}");
+        }
+        // With a park pose: from there.
+        for j in &mut c.joints {
+            j.park = Some(0.0);
+        }
+        let park = c.park_commands().unwrap();
+        let mut r = Ramp::new(&c.joints, 0.3);
+        r.connected(&StartPose::Commanded(before.clone()));
+        r.resumed(&StartPose::Unknown);
+        let out = r.step(Some(&target), 0.02).unwrap();
+        for ((o, p), j) in out.iter().zip(&park).zip(&c.joints) {
+            assert!(f64::from((o - p).abs()) <= per_tick(j), "{out:?}");
+        }
+    }
+
+    #[test]
     fn present_outside_range_is_brought_into_it() {
         let c = cal();
+        let n = c.joints.len();
         let mut r = Ramp::new(&c.joints, 0.3);
-        r.connected(&StartPose::Measured(vec![0, 2048, 2048, 2048, 2048]));
-        let out = r.step(Some(&[2048; 5]), 0.02).unwrap();
+        let mut start = vec![2048; n];
+        start[0] = 0;
+        r.connected(&StartPose::Measured(start));
+        let out = r.step(Some(&vec![2048; n]), 0.02).unwrap();
         let per_tick = 0.3 * c.joints[0].scale * 0.02;
         let min = c.joints[0].min;
         assert!(

@@ -2,8 +2,9 @@
 //! its hardware on the port the link owns.
 
 use super::LinkStatus;
+use crate::servo::joint::Effort;
 use serialport::SerialPort;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// Why a session step failed; decides what the link does next.
@@ -68,18 +69,36 @@ pub struct TickOutcome {
     /// Present positions read back (servo units, chain order), when the
     /// protocol reads them this tick.
     pub present: Option<Vec<i32>>,
+    /// How hard each servo pushes (chain order), when the protocol reads it
+    /// this tick: signed toward increasing servo command.
+    pub effort: Option<Vec<Effort>>,
 }
 
 /// One protocol's conversation with its hardware, run by the link thread
 /// on the port it owns. Each protocol module implements it and its
 /// [`Protocol::session`](crate::servo::protocol::Protocol::session) makes
 /// one; the link supplies the timing, ramp, back-off and state.
+///
+/// After the port opens the link calls [`open`](Session::open), then
+/// [`enable`](Session::enable) (or [`relax`](Session::relax) when the
+/// caller asked for limp servos), then [`tick`](Session::tick) once per
+/// period; relax and enable again whenever the caller asks.
 pub trait Session: Send {
-    /// Sets the hardware up after the port opened; returns where the servos
-    /// are (servo units, chain order), as far as the hardware can tell.
-    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError>;
-    /// One period: sends `commands` (none yet: only keep the link alive)
-    /// and reads replies without waiting for them.
+    /// Finds and checks the hardware after the port opened (every servo
+    /// there, of the expected kind, set up), changing nothing that moves
+    /// it: a refusal here leaves the arm as it was.
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError>;
+    /// Makes the servos hold from where they are and returns where that
+    /// is (servo units, chain order), as far as the hardware can tell: the
+    /// start of the link's slow move to the next command. Bus servos read
+    /// their positions and set goal = present before switching torque on.
+    fn enable(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError>;
+    /// Lets the servos go limp (torque off, or no pulses). Until
+    /// [`enable`](Session::enable), ticks carry no commands.
+    fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError>;
+    /// One period: sends `commands` (none: only keep the link alive and
+    /// read what the hardware reports) and reads replies without waiting
+    /// for them.
     fn tick(
         &mut self,
         io: &mut dyn SerialPort,
@@ -92,6 +111,29 @@ pub trait Session: Send {
     /// single servos ([`LinkStatus::servo_errors`]), garbage and lost
     /// frames, and its own counters as named [`details`](LinkStatus::details).
     fn report(&self, status: &mut LinkStatus);
-    /// Called on [`Link::close`](super::Link::close) while the port is still open.
+    /// Called on [`Link::close`](super::Link::close) while the port is
+    /// still open, after the link did what `link.on_exit` says.
     fn close(&mut self, _io: &mut dyn SerialPort) {}
+}
+
+/// Waits at most `timeout` for the reply a request is after: `step` polls
+/// the port and returns the reply once it has come. The one wait of every
+/// session's request/reply exchange (set-up, relax, enable), when the
+/// link has nothing else to do; `None` when the time ran out.
+pub fn await_reply<T>(
+    io: &mut dyn SerialPort,
+    timeout: Duration,
+    mut step: impl FnMut(&mut dyn SerialPort) -> Result<Option<T>, SessionError>,
+) -> Result<Option<T>, SessionError> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(reply) = step(io)? {
+            return Ok(Some(reply));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_micros(500).min(deadline - now));
+    }
 }

@@ -17,6 +17,32 @@ pub enum WatchdogMode {
     Relax,
 }
 
+/// What closing the link does to the servos (`link.on_exit`): when the
+/// program ends (`ik_node` and the no-ROS runner on SIGINT or SIGTERM,
+/// `arm_ik drive` after `--hold`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnExit {
+    /// The servos keep holding their last pose (bus servos keep their
+    /// torque; the firmware bridge's watchdog then holds or relaxes as
+    /// `link.watchdog` says). The default: a limp arm falls.
+    #[default]
+    Hold,
+    /// The servos go limp, as [`Link::relax`](super::Link::relax) makes
+    /// them: bus servos switch their torque off, the firmware bridge
+    /// stops its pulses.
+    Relax,
+}
+
+impl OnExit {
+    pub fn name(self) -> &'static str {
+        match self {
+            OnExit::Hold => "hold",
+            OnExit::Relax => "relax",
+        }
+    }
+}
+
 /// Link settings that differ by protocol, used when the file's `link:`
 /// section leaves them out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +64,8 @@ pub struct LinkFile {
     pub watchdog: Option<WatchdogMode>,
     pub startup_speed: Option<f64>,
     pub command_timeout_ms: Option<u64>,
+    pub on_exit: Option<OnExit>,
+    /// Deprecated spelling of `on_exit`: true is `relax`, false `hold`.
     pub torque_off_on_close: Option<bool>,
 }
 
@@ -62,10 +90,9 @@ pub struct LinkSettings {
     /// hung solver or node cannot keep the arm streaming a stale pose: the
     /// firmware's own watchdog then holds or relaxes; bus servos hold.
     pub command_timeout: Duration,
-    /// Bus servos: switch the torque off when the link is closed. Off by
-    /// default, because a limp arm falls: the servos keep holding their
-    /// last goal unless the file asks for this.
-    pub torque_off_on_close: bool,
+    /// What closing the link does: hold (the default, because a limp arm
+    /// falls) or relax.
+    pub on_exit: OnExit,
     /// Reconnection back-off: first wait and cap.
     pub backoff_min: Duration,
     pub backoff_max: Duration,
@@ -83,6 +110,14 @@ pub enum LinkSettingError {
     Millis { field: &'static str, value: u64 },
     #[error("link.startup_speed: {0} is not a positive speed")]
     StartupSpeed(f64),
+    #[error(
+        "link.on_exit: {on_exit} contradicts link.torque_off_on_close: {torque_off_on_close} \
+         (its deprecated spelling); keep on_exit only"
+    )]
+    OnExitConflict {
+        on_exit: &'static str,
+        torque_off_on_close: bool,
+    },
 }
 
 impl LinkSettingError {
@@ -93,6 +128,7 @@ impl LinkSettingError {
             LinkSettingError::RateHz(_) => "rate_hz",
             LinkSettingError::Millis { field, .. } => field,
             LinkSettingError::StartupSpeed(_) => "startup_speed",
+            LinkSettingError::OnExitConflict { .. } => "on_exit",
         }
     }
 }
@@ -122,6 +158,21 @@ fn millis(field: &'static str, value: u64) -> Result<Duration, LinkSettingError>
 }
 
 impl LinkFile {
+    /// `on_exit`, or what the deprecated `torque_off_on_close` says; both
+    /// given must agree.
+    fn on_exit(&self) -> Result<OnExit, LinkSettingError> {
+        let old = self
+            .torque_off_on_close
+            .map(|off| if off { OnExit::Relax } else { OnExit::Hold });
+        match (self.on_exit, old) {
+            (Some(new), Some(old)) if new != old => Err(LinkSettingError::OnExitConflict {
+                on_exit: new.name(),
+                torque_off_on_close: old == OnExit::Relax,
+            }),
+            (new, old) => Ok(new.or(old).unwrap_or_default()),
+        }
+    }
+
     /// Fills in the protocol's defaults (and the common ones) and checks
     /// every value.
     pub fn resolve(&self, defaults: &LinkDefaults) -> Result<LinkSettings, LinkSettingError> {
@@ -142,7 +193,7 @@ impl LinkFile {
             watchdog_ms: self.watchdog_ms.unwrap_or(500),
             watchdog: self.watchdog.unwrap_or_default(),
             startup_speed,
-            torque_off_on_close: self.torque_off_on_close.unwrap_or(false),
+            on_exit: self.on_exit()?,
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(2),
         })
@@ -194,5 +245,26 @@ mod tests {
             ..LinkFile::default()
         });
         assert_eq!(e.field(), "baud");
+    }
+
+    #[test]
+    fn on_exit_and_its_deprecated_spelling() {
+        let on_exit = |on_exit, torque_off_on_close| {
+            LinkFile {
+                on_exit,
+                torque_off_on_close,
+                ..LinkFile::default()
+            }
+            .resolve(&BRIDGE)
+            .map(|s| s.on_exit)
+        };
+        assert_eq!(on_exit(None, None), Ok(OnExit::Hold));
+        assert_eq!(on_exit(Some(OnExit::Relax), None), Ok(OnExit::Relax));
+        assert_eq!(on_exit(None, Some(true)), Ok(OnExit::Relax));
+        assert_eq!(on_exit(None, Some(false)), Ok(OnExit::Hold));
+        assert_eq!(on_exit(Some(OnExit::Relax), Some(true)), Ok(OnExit::Relax));
+        let e = on_exit(Some(OnExit::Hold), Some(true)).unwrap_err();
+        assert_eq!(e.field(), "on_exit");
+        assert!(e.to_string().contains("torque_off_on_close: true"), "{e}");
     }
 }

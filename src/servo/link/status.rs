@@ -1,5 +1,6 @@
 //! The state of a link, as the caller, logs and diagnostics see it.
 
+use crate::servo::joint::Effort;
 use serde::Serialize;
 
 /// Where the link is.
@@ -36,10 +37,16 @@ pub struct LinkStatus {
     /// No commands from the caller for the command timeout: nothing is
     /// written until they come again.
     pub paused: bool,
+    /// The servos are limp (relaxed by the caller): nothing but reads is
+    /// written until they are enabled.
+    pub relaxed: bool,
     /// The commands of the last frame (servo units).
     pub output: Option<Vec<i32>>,
     /// Present positions of the servos (servo units), when they report them.
     pub present: Option<Vec<i32>>,
+    /// How hard each servo pushes (signed toward increasing servo command),
+    /// when they report it.
+    pub effort: Option<Vec<Effort>>,
     /// What the protocol reports beyond the fields here, by name: the
     /// firmware bridge's counters from its last status reply, for
     /// example. For logs, diagnostics and `arm_ik drive --json`.
@@ -75,6 +82,9 @@ impl LinkStatus {
     fn describe_state(&self) -> String {
         match &self.state {
             LinkState::Connecting => format!("connecting to {}", self.port),
+            LinkState::Connected if self.relaxed => {
+                format!("{}: connected, relaxed (servos limp)", self.port)
+            }
             LinkState::Connected if self.paused => format!(
                 "{}: connected, paused: no new commands (the firmware watchdog takes over)",
                 self.port

@@ -3,7 +3,9 @@
 //! slot for the caller.
 
 use super::ramp::Ramp;
-use super::{LinkSettings, LinkState, Session, SessionError, Shared, StartPose, TickOutcome};
+use super::{
+    LinkSettings, LinkState, OnExit, Session, SessionError, Shared, StartPose, TickOutcome,
+};
 use serialport::SerialPort;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,6 +16,9 @@ pub(super) struct Worker {
     pub(super) settings: LinkSettings,
     pub(super) session: Box<dyn Session>,
     pub(super) ramp: Ramp,
+    /// The servos are limp on the port now (the caller's wish may have
+    /// changed since).
+    pub(super) limp: bool,
 }
 
 /// When the next frame or attempt is due.
@@ -70,11 +75,26 @@ impl Worker {
             }
         }
         if let Some(io) = port.as_mut() {
-            self.session.close(io.as_mut());
+            self.exit(io.as_mut());
         }
         let mut s = self.shared.lock();
         self.session.report(&mut s.status);
+        s.status.relaxed = self.limp;
         s.status.state = LinkState::Closed;
+    }
+
+    /// What `link.on_exit` asks, then the session's own goodbye, while the
+    /// port is still open.
+    fn exit(&mut self, io: &mut dyn SerialPort) {
+        if self.settings.on_exit == OnExit::Relax && !self.limp {
+            match self.session.relax(io) {
+                Ok(()) => self.limp = true,
+                Err(e) => {
+                    self.shared.lock().status.last_error = Some(format!("relaxing on exit: {e}"));
+                }
+            }
+        }
+        self.session.close(io);
     }
 
     /// Sleeps until `until` or a stop request; true when asked to stop.
@@ -97,16 +117,49 @@ impl Worker {
         }
     }
 
+    /// Opens the port and sets the hardware up: checked, then holding from
+    /// where it is, or limp when the caller asked for that (a replugged
+    /// arm that was relaxed stays relaxed).
     fn connect(&mut self) -> Result<Box<dyn SerialPort>, SessionError> {
         let mut port = open_port(&self.path, self.settings.baud)?;
-        let start = self.session.open(port.as_mut())?;
-        self.ramp.connected(&start);
-        let mut s = self.shared.lock();
-        s.status.present = match start {
+        self.session.open(port.as_mut())?;
+        let relaxed = self.shared.lock().relaxed;
+        if relaxed {
+            self.session.relax(port.as_mut())?;
+            self.limp = true;
+            self.shared.lock().status.present = None;
+        } else {
+            let start = self.session.enable(port.as_mut())?;
+            self.ramp.connected(&start);
+            self.limp = false;
+            self.set_start(start);
+        }
+        Ok(port)
+    }
+
+    /// Reports a measured start pose as the present positions (or none).
+    fn set_start(&self, start: StartPose) {
+        self.shared.lock().status.present = match start {
             StartPose::Measured(p) => Some(p),
             _ => None,
         };
-        Ok(port)
+    }
+
+    /// Relaxes or enables the servos when the caller's wish changed since
+    /// the last period.
+    fn follow_relax(&mut self, io: &mut dyn SerialPort, relaxed: bool) -> Result<(), SessionError> {
+        if relaxed == self.limp {
+            return Ok(());
+        }
+        if relaxed {
+            self.session.relax(io)?;
+        } else {
+            let start = self.session.enable(io)?;
+            self.ramp.resumed(&start);
+            self.set_start(start);
+        }
+        self.limp = relaxed;
+        Ok(())
     }
 
     /// One connection attempt: on success the first frame is due at once,
@@ -121,6 +174,7 @@ impl Worker {
                 s.status.attempts = 0;
                 s.status.state = LinkState::Connected;
                 s.status.ramping = self.ramp.starting();
+                s.status.relaxed = self.limp;
                 t.next = now;
                 Some(port)
             }
@@ -143,23 +197,34 @@ impl Worker {
     /// closed (the link reconnects after the shortest back-off; the ramp
     /// keeps the pose reached, to resume from).
     fn frame(&mut self, io: &mut dyn SerialPort, now: Instant, t: &mut Timing) -> bool {
-        let (target, sent_at) = {
+        let (target, sent_at, relaxed) = {
             let s = self.shared.lock();
-            (s.target.clone(), s.sent_at)
+            (s.target.clone(), s.sent_at, s.relaxed)
         };
-        if sent_at.is_some_and(|sent| now.duration_since(sent) > self.settings.command_timeout) {
+        let stale =
+            sent_at.is_some_and(|sent| now.duration_since(sent) > self.settings.command_timeout);
+        if stale && !relaxed {
             // Write nothing, not even a heartbeat: the firmware's
-            // watchdog must see the silence.
+            // watchdog must see the silence. (Relaxed servos have no
+            // commands to go stale: the link keeps reading them.)
             self.shared.lock().status.paused = true;
             t.advance(now);
             return true;
         }
-        let output = self.ramp.step(target.as_deref(), t.period.as_secs_f64());
-        let result = self.session.tick(io, output.as_deref(), now);
+        let result = self.follow_relax(io, relaxed).and_then(|()| {
+            let output = if relaxed {
+                None
+            } else {
+                self.ramp.step(target.as_deref(), t.period.as_secs_f64())
+            };
+            let tick = self.session.tick(io, output.as_deref(), now)?;
+            Ok((tick, output))
+        });
         let mut s = self.shared.lock();
         s.status.paused = false;
+        s.status.relaxed = self.limp;
         let ok = match result {
-            Ok(tick) => {
+            Ok((tick, output)) => {
                 self.record(&mut s.status, tick, output, now);
                 t.advance(now);
                 true
@@ -190,6 +255,9 @@ impl Worker {
         status.frames_sent += tick.frames_sent;
         if let Some(p) = tick.present {
             status.present = Some(p);
+        }
+        if let Some(e) = tick.effort {
+            status.effort = Some(e);
         }
         if output.is_some() {
             status.output = output;

@@ -8,6 +8,8 @@ mod virtual_servo;
 pub use serial::{OpenError, SerialServo};
 pub use virtual_servo::VirtualServo;
 
+pub use crate::servo::joint::Effort;
+
 /// A set of position servos, one per actuated joint: the chain's joints in
 /// order, then the robot's actuated joints off the chain (a gripper: the
 /// [`Chain::extras`](crate::model::Chain::extras) that mimic no other joint),
@@ -65,18 +67,6 @@ pub trait ServoOutput {
     fn effort(&self) -> Option<Vec<Effort>> {
         None
     }
-}
-
-/// One servo's effort as its hardware reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Effort {
-    /// Present load or current as a signed fraction of the servo's maximum
-    /// (-1..=1, positive pushing toward increasing joint angle); `None`
-    /// where this servo does not report it.
-    pub load: Option<f64>,
-    /// The servo says it is overloaded (or overheating): it must stop
-    /// pushing.
-    pub overload: bool,
 }
 
 /// One of the outputs a node can drive: virtual servos (simulation) or

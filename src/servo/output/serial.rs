@@ -1,7 +1,7 @@
 //! Servo hardware behind [`ServoOutput`]: joint angles through the
 //! calibration into the link thread, present positions back.
 
-use super::ServoOutput;
+use super::{Effort, ServoOutput};
 use crate::servo::calibration::Calibration;
 use crate::servo::joint::FieldError;
 use crate::servo::link::{Link, LinkState, LinkStatus};
@@ -24,14 +24,27 @@ pub enum OpenError {
 }
 
 /// Servos on a serial port, driven by the protocol the calibration's
-/// `kind` names.
+/// `kind` names. Its positions are the calibration's
+/// [`slots`](Calibration::slots): the chain's joints, then the robot's
+/// actuated extra joints (a gripper), each driven when the file gives it a
+/// servo.
 pub struct SerialServo {
     cal: Calibration,
     link: Link,
+    /// The commands of the driven joints.
     commands: Vec<i32>,
-    /// No command sent yet: a first set of angles with a NaN is held back
-    /// whole rather than sending made-up values for the NaN joints.
+    /// No command sent yet (since the start or an enable): a first set of
+    /// positions with a NaN is held back whole rather than sending made-up
+    /// values, unless the servos said where they are (then those joints
+    /// hold there); a position left out (the gripper, by a caller that
+    /// knows only the chain) holds where the servo is: on servos that
+    /// report their positions the first command waits until they have,
+    /// on others the joint goes to its rest.
     started: bool,
+    /// The last finite position asked of each slot: what an undriven extra
+    /// joint reports as its feedback.
+    asked: Vec<f64>,
+    relaxed: bool,
     text: String,
     ok: bool,
 }
@@ -48,10 +61,12 @@ impl SerialServo {
         let link = Link::start(port, &cal.joints, cal.link.clone(), session)?;
         Ok(SerialServo {
             commands: vec![0; cal.joints.len()],
+            asked: cal.slots.iter().map(|s| s.rest).collect(),
             text: link.status().describe(),
             cal,
             link,
             started: false,
+            relaxed: false,
             ok: false,
         })
     }
@@ -70,28 +85,69 @@ impl SerialServo {
         self.link.status()
     }
 
-    /// Stops the link thread and returns its final state.
+    /// Stops the link thread (after what `link.on_exit` says: hold or
+    /// relax) and returns its final state.
     pub fn close(self) -> LinkStatus {
         self.link.close()
+    }
+
+    /// Before the first command: the servos' present positions (clamped
+    /// into each joint's range) as the commands of the joints that are
+    /// not given, when the servos report them; true when they did.
+    fn hold_where_they_are(&self, commands: &mut [i32]) -> bool {
+        let Some(present) = self.link.present() else {
+            return false;
+        };
+        for ((c, p), j) in commands.iter_mut().zip(present).zip(&self.cal.joints) {
+            *c = p.clamp(j.min, j.max);
+        }
+        true
     }
 }
 
 impl ServoOutput for SerialServo {
     fn command(&mut self, positions: &[f64], _t: f64) {
-        let mut next = self.commands.clone();
-        let ok = self.cal.commands(positions, &mut next).is_ok();
-        if ok || self.started {
-            self.commands = next;
-            self.started = true;
-            self.link.send(&self.commands);
+        if !self.relaxed {
+            let mut next = self.commands.clone();
+            let held = !self.started && self.hold_where_they_are(&mut next);
+            let wait = !self.started
+                && !held
+                && positions.len() < self.cal.slots.len()
+                && self.cal.protocol.measures_positions;
+            let completed;
+            let positions = if self.started || held {
+                positions
+            } else {
+                completed = self.cal.complete(positions);
+                &completed
+            };
+            let ok = self.cal.commands(positions, &mut next).is_ok();
+            if !wait && (ok || held || self.started) {
+                self.commands = next;
+                self.started = true;
+                self.link.send(&self.commands);
+            }
+            for (a, &p) in self.asked.iter_mut().zip(positions) {
+                if p.is_finite() {
+                    *a = p;
+                }
+            }
         }
         let st = self.link.status();
         self.ok = st.state == LinkState::Connected;
         self.text = st.describe();
     }
 
+    /// The measured positions in the output's order; an extra joint
+    /// without a servo reports the position it was last asked for.
     fn feedback(&self) -> Option<Vec<f64>> {
-        self.link.present().map(|p| self.cal.angles(&p))
+        let mut angles = self.cal.angles(&self.link.present()?);
+        for ((a, slot), asked) in angles.iter_mut().zip(&self.cal.slots).zip(&self.asked) {
+            if slot.servo.is_none() {
+                *a = *asked;
+            }
+        }
+        Some(angles)
     }
 
     fn link(&self) -> &str {
@@ -104,5 +160,50 @@ impl ServoOutput for SerialServo {
 
     fn link_ok(&self) -> bool {
         self.ok
+    }
+
+    /// Relaxes through the link (torque off, or pulses stopped) at its
+    /// next period; commands are dropped until [`enable`](Self::enable).
+    fn relax(&mut self) {
+        self.relaxed = true;
+        self.link.relax();
+    }
+
+    /// Holds again from where the servos are; the next command starts a
+    /// new slow move (a first command with a missing value holds that
+    /// joint where it is, as at the start).
+    fn enable(&mut self) {
+        if self.relaxed {
+            self.relaxed = false;
+            self.started = false;
+            self.link.enable();
+        }
+    }
+
+    fn relaxed(&self) -> bool {
+        self.relaxed
+    }
+
+    /// Each servo's load (or current) and overload flag, in the output's
+    /// order and in joint terms (signed toward increasing joint angle); a
+    /// joint without a servo reports nothing.
+    fn effort(&self) -> Option<Vec<Effort>> {
+        let effort = self.link.effort()?;
+        Some(
+            self.cal
+                .slots
+                .iter()
+                .map(|s| match s.servo {
+                    Some(k) => {
+                        let e = effort.get(k).copied().unwrap_or_default();
+                        Effort {
+                            load: e.load.map(|l| l * self.cal.joints[k].direction),
+                            ..e
+                        }
+                    }
+                    None => Effort::default(),
+                })
+                .collect(),
+        )
     }
 }

@@ -7,7 +7,7 @@ use super::status::FirmwareStatus;
 use crate::servo::joint::JointMap;
 use crate::servo::link::{
     LinkSettings, LinkStatus, Session, SessionError, StartPose, TickOutcome, WatchdogMode,
-    read_available,
+    await_reply, read_available,
 };
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 /// The link session for the firmware bridge: on open, sets the firmware's
 /// watchdog and per-channel limits (each acknowledged); then one
 /// SET_TARGETS per tick and a STATUS request about ten times a second,
-/// whose replies tell the link the firmware is alive.
+/// whose replies tell the link the firmware is alive. Relaxing is one
+/// RELAX of every channel of the calibration: the firmware finishes the
+/// pulse in progress and sends no more until the next SET_TARGETS.
 pub struct BridgeSession {
     /// Channel of each joint, chain order.
     channels: Vec<u8>,
@@ -114,27 +116,28 @@ impl BridgeSession {
     ) -> Result<Vec<u8>, SessionError> {
         let seq = self.next_seq();
         self.write(io, &bytes(seq))?;
-        let deadline = Instant::now() + self.reply_timeout;
-        loop {
+        let reply = await_reply(io, self.reply_timeout, |io| {
+            self.poll(io)?;
             while let Some(f) = self.reader.next_frame() {
-                let now = Instant::now();
-                self.on_frame(&f, now)?;
+                self.on_frame(&f, Instant::now())?;
                 if f.seq == seq && f.command == command | cmd::REPLY {
-                    return Ok(f.payload);
+                    return Ok(Some(f.payload));
                 }
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(SessionError::NoReply(format!(
-                    "no reply from the firmware to {what} within {} ms",
-                    self.reply_timeout.as_millis()
-                )));
-            }
-            self.poll(io)?;
-            if self.reader.pending() < 7 {
-                std::thread::sleep(Duration::from_millis(2).min(deadline - now));
-            }
-        }
+            Ok(None)
+        })?;
+        reply.ok_or_else(|| {
+            SessionError::NoReply(format!(
+                "no reply from the firmware to {what} within {} ms",
+                self.reply_timeout.as_millis()
+            ))
+        })
+    }
+
+    /// A STATUS request and its reply.
+    fn status(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        self.request(io, cmd::STATUS, |s| frame(s, cmd::STATUS, &[]), "STATUS")?;
+        Ok(())
     }
 
     fn expect_ok(result: Vec<u8>, what: &str) -> Result<(), SessionError> {
@@ -148,7 +151,10 @@ impl BridgeSession {
 }
 
 impl Session for BridgeSession {
-    fn open(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError> {
+    /// Sets the firmware's watchdog and each channel's limits (the
+    /// calibrated range), each acknowledged, and reads its status: nothing
+    /// that changes the pulses.
+    fn open(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
         io.clear(serialport::ClearBuffer::Input)
             .map_err(SessionError::from)?;
         self.reader = FrameReader::default();
@@ -171,14 +177,20 @@ impl Session for BridgeSession {
             )?;
             Self::expect_ok(r, &format!("SET_LIMITS on channel {ch}"))?;
         }
-        self.request(io, cmd::STATUS, |s| frame(s, cmd::STATUS, &[]), "STATUS")?;
+        self.status(io)?;
         self.baseline = self.status.map(|s| s.frames_ok);
         self.written = 0;
         self.lost = None;
-        // Hobby servos cannot tell where they are, but the firmware says
-        // what it sends them: a board left pulsing (an earlier run, its
-        // watchdog holding) has its servos at those widths. A channel
-        // without pulses (a fresh or relaxed board): nobody knows.
+        Ok(())
+    }
+
+    /// Nothing to switch on: the next SET_TARGETS starts the pulses. Hobby
+    /// servos cannot tell where they are, but the firmware says what it
+    /// sends them: a board left pulsing (an earlier run, its watchdog
+    /// holding) has its servos at those widths. A channel without pulses
+    /// (a fresh or relaxed board): nobody knows.
+    fn enable(&mut self, io: &mut dyn SerialPort) -> Result<StartPose, SessionError> {
+        self.status(io)?;
         Ok(self
             .status
             .and_then(|s| {
@@ -191,6 +203,14 @@ impl Session for BridgeSession {
                     .collect()
             })
             .map_or(StartPose::Unknown, StartPose::Commanded))
+    }
+
+    /// One RELAX of the calibration's channels, acknowledged: their pulses
+    /// stop after the one in progress.
+    fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        let mask = self.channels.iter().fold(0u8, |m, &ch| m | (1 << ch));
+        let r = self.request(io, cmd::RELAX, |s| frame(s, cmd::RELAX, &[mask]), "RELAX")?;
+        Self::expect_ok(r, "RELAX")
     }
 
     /// Asks for a last status and counts the frames the firmware did not
