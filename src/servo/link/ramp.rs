@@ -95,10 +95,13 @@ impl Ramp {
             .zip(speeds)
             .zip(&self.range)
             .map(|(((c, &t), &v), &(lo, hi))| {
+                // A command beyond the range is where the range ends: the
+                // start-up move arrives there instead of chasing it forever.
+                let t = f64::from(t.clamp(lo, hi));
                 let max = v * dt;
-                *c += (f64::from(t) - *c).clamp(-max, max);
+                *c += (t - *c).clamp(-max, max);
                 *c = c.clamp(f64::from(lo), f64::from(hi));
-                if (f64::from(t) - *c).abs() > 0.5 {
+                if (t - *c).abs() > 0.5 {
                     arrived = false;
                 }
                 (c.round() as i32).clamp(lo, hi)
@@ -197,8 +200,17 @@ mod tests {
     #[test]
     fn resuming_hobby_servos_starts_from_the_park_pose_else_the_last_output() {
         let mut c = load("config/servos_pwm.yaml");
-        let before: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 - 200).collect();
-        let target: Vec<i32> = c.joints.iter().map(|j| j.zero as i32 + 200).collect();
+        // Within every joint's range (the gripper's zero is an end stop).
+        let before: Vec<i32> = c
+            .joints
+            .iter()
+            .map(|j| (j.zero as i32 - 200).clamp(j.min, j.max))
+            .collect();
+        let target: Vec<i32> = c
+            .joints
+            .iter()
+            .map(|j| (j.zero as i32 + 200).clamp(j.min, j.max))
+            .collect();
         let per_tick = |j: &JointMap| 0.3 * j.scale * 0.02 + 1.0;
         // No park pose: from the last output, slowly.
         let mut r = Ramp::new(&c.joints, 0.3);
@@ -224,6 +236,24 @@ mod tests {
         for ((o, p), j) in out.iter().zip(&park).zip(&c.joints) {
             assert!(f64::from((o - p).abs()) <= per_tick(j), "{out:?}");
         }
+    }
+
+    #[test]
+    fn a_command_beyond_the_range_ends_the_start_up_move_at_the_range() {
+        let c = cal();
+        let n = c.joints.len();
+        let mut r = Ramp::new(&c.joints, 0.3);
+        r.connected(&StartPose::Measured(vec![2048; n]));
+        let beyond: Vec<i32> = c.joints.iter().map(|j| j.max + 500).collect();
+        let mut steps = 0;
+        while r.starting() {
+            r.step(Some(&beyond), 0.02).unwrap();
+            steps += 1;
+            assert!(steps < 100_000, "the start-up move never ended");
+        }
+        let out = r.step(Some(&beyond), 0.02).unwrap();
+        let ends: Vec<i32> = c.joints.iter().map(|j| j.max).collect();
+        assert_eq!(out, ends);
     }
 
     #[test]
