@@ -573,7 +573,10 @@ fn drive_without_a_port_maps_and_clamps_on_virtual_servos() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json(&out);
-    for (k, m) in cal.joints.iter().enumerate() {
+    // The five arm joints as asked; the gripper, not given, stays closed.
+    assert_eq!(v["joints"][5], "gripper", "{v}");
+    assert_eq!(v["requested"][5].as_f64(), Some(0.0), "{v}");
+    for (k, m) in cal.joints.iter().enumerate().take(asked.len()) {
         let c = v["commands"][k].as_i64().unwrap() as i32;
         assert_eq!(Some(c), m.command(asked[k]), "{}", m.joint);
         assert!((m.min..=m.max).contains(&c));
