@@ -151,6 +151,8 @@ impl NodeArgs {
         Ok(NodeSettings {
             solver: solver.settings().map_err(flag_error)?,
             motion: self.settings().map_err(flag_error)?,
+            // Twists come as stdin lines, jogged at the node's defaults.
+            ..NodeSettings::default()
         })
     }
 

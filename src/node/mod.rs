@@ -39,5 +39,7 @@ pub use params::{
 };
 pub use path::figure_eight;
 pub use report::{Health, HealthMonitor, Level};
-pub use settings::{MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings};
+pub use settings::{
+    JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings, TwistFrame,
+};
 pub use status::{NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary};

@@ -3,8 +3,8 @@
 
 use super::NodeParams;
 use crate::node::settings::{
-    MotionSettings, NodeSettings, SettingError, SolverSettings, parse_bend, parse_clamps,
-    parse_locks, parse_pitch, parse_solver,
+    JogSettings, MotionSettings, NodeSettings, SettingError, SolverSettings, TwistFrame,
+    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_solver,
 };
 
 impl NodeParams {
@@ -43,6 +43,14 @@ impl NodeParams {
                 max_acceleration: self.max_acceleration,
                 max_best_effort_error: self.max_best_effort_error,
                 max_target_age: self.max_target_age,
+            },
+            jog: JogSettings {
+                linear_speed: self.jog_linear_speed,
+                angular_speed: self.jog_angular_speed,
+                linear_acceleration: self.jog_linear_acceleration,
+                angular_acceleration: self.jog_angular_acceleration,
+                timeout: self.jog_timeout,
+                cmd_vel_frame: TwistFrame::parse("cmd_vel_frame", &self.cmd_vel_frame)?,
             },
         };
         settings.validate()?;
@@ -217,6 +225,27 @@ mod tests {
                     ..d()
                 },
                 "max_target_age",
+            ),
+            (
+                NodeParams {
+                    jog_linear_speed: 0.0,
+                    ..d()
+                },
+                "jog_linear_speed",
+            ),
+            (
+                NodeParams {
+                    jog_timeout: -0.2,
+                    ..d()
+                },
+                "jog_timeout",
+            ),
+            (
+                NodeParams {
+                    cmd_vel_frame: "world".into(),
+                    ..d()
+                },
+                "cmd_vel_frame",
             ),
         ];
         for (p, name) in cases {

@@ -3,7 +3,7 @@
 //! Below the core, so the core and the settings it is built from share one
 //! set of checks.
 
-use super::{SettingError, non_negative, positive};
+use super::{JogSettings, SettingError, non_negative, positive};
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -35,6 +35,8 @@ pub struct NodeConfig {
     pub initial: Option<Vec<f64>>,
     /// Slow the early joints so all arrive together.
     pub synchronise: bool,
+    /// How twists move the tip.
+    pub jog: JogSettings,
 }
 
 impl Default for NodeConfig {
@@ -49,6 +51,7 @@ impl Default for NodeConfig {
             max_target_age: 0.5,
             initial: None,
             synchronise: true,
+            jog: JogSettings::default(),
         }
     }
 }
@@ -62,6 +65,7 @@ impl NodeConfig {
         positive("default_acceleration", self.default_acceleration)?;
         positive("max_target_age", self.max_target_age)?;
         non_negative("max_best_effort_error", self.max_best_effort_error)?;
+        self.jog.validate()?;
         for (name, v) in [
             ("max_velocity", &self.max_velocity),
             ("max_acceleration", &self.max_acceleration),

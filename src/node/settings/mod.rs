@@ -5,19 +5,22 @@
 //! `replay --config` reads all convert into these types, so a value is
 //! defaulted, checked and turned into solver and motion options in one
 //! place: [`SolverSettings`] (which solver, its options, per-joint locks
-//! and clamps) and [`MotionSettings`] (control rate and motion limits),
-//! held together by [`NodeSettings`].
+//! and clamps), [`MotionSettings`] (control rate and motion limits) and
+//! [`JogSettings`] (how twists move the tip), held together by
+//! [`NodeSettings`].
 //!
 //! A refused value is a [`SettingError`] naming the setting by its
 //! canonical name, the ROS parameter's (`budget_ms`); each front-end shows
 //! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
 
 mod config;
+mod jog;
 mod motion;
 mod solver;
 mod text;
 
 pub use config::NodeConfig;
+pub use jog::{JogSettings, TwistFrame};
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
@@ -76,18 +79,20 @@ pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingErr
 }
 
 /// Everything the node core is built from besides the robot and the servo
-/// output: the solver and the motion.
+/// output: the solver, the motion and the jog.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeSettings {
     pub solver: SolverSettings,
     pub motion: MotionSettings,
+    pub jog: JogSettings,
 }
 
 impl NodeSettings {
     /// Checks every value; the conversions below call it too.
     pub fn validate(&self) -> Result<(), SettingError> {
         self.solver.validate()?;
-        self.motion.validate()
+        self.motion.validate()?;
+        self.jog.validate()
     }
 
     /// The solver and its common options on `chain`; see
@@ -96,10 +101,14 @@ impl NodeSettings {
         self.solver.solver_config(chain)
     }
 
-    /// The node core's motion settings on `chain`; see
+    /// The node core's motion and jog settings on `chain`; see
     /// [`MotionSettings::node_config`].
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
-        self.motion.node_config(chain)
+        self.jog.validate()?;
+        Ok(NodeConfig {
+            jog: self.jog.clone(),
+            ..self.motion.node_config(chain)?
+        })
     }
 }
 
