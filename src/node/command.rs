@@ -4,6 +4,8 @@
 //! through [`NodeCore::command`](super::NodeCore::command), so each front-end
 //! only converts its messages and the decisions stay in the core.
 
+use super::jog::TwistMsg;
+use super::marker::MarkerFeedback;
 use super::msg::TargetMsg;
 use super::status::RejectReason;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,10 @@ use serde::{Deserialize, Serialize};
 pub enum Command {
     /// A tip target: a pose, or a position when it has no orientation.
     Target(TargetMsg),
+    /// A velocity for the tip: jog (`target_twist`, `cmd_vel`).
+    Twist(TwistMsg),
+    /// What RViz says about the target marker: a drag.
+    MarkerFeedback(MarkerFeedback),
 }
 
 /// A command the core did not take, and exactly why.

@@ -4,10 +4,12 @@
 //! code, on whatever clock they pass to [`NodeCore::tick`].
 
 use super::command::{Command, Refused};
+use super::marker::{Drag, FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
+use super::steer::Steering;
 use crate::ik::{Common, IkError, Solver, SolverConfig, Status as SolveStatus, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
@@ -60,6 +62,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     first_tick: f64,
     goal: Vec<f64>,
     status: NodeStatus,
+    /// The jog and the target marker.
+    steering: Steering,
 }
 
 impl NodeCore<VirtualServo> {
@@ -101,6 +105,7 @@ impl<S: ServoOutput> NodeCore<S> {
         servo: S,
     ) -> Result<NodeCore<S>, NodeError> {
         let limits = config.axis_limits(chain)?;
+        let steering = Steering::new(chain, &common.modes);
         let solver = Solver::new(chain, solver, common)?;
         let start = config
             .initial
@@ -128,6 +133,7 @@ impl<S: ServoOutput> NodeCore<S> {
             last_tick: None,
             first_tick: 0.0,
             status,
+            steering,
         })
     }
 
@@ -143,6 +149,67 @@ impl<S: ServoOutput> NodeCore<S> {
                     why: self.last_rejection_why(),
                 }),
             },
+            Command::Twist(msg) => {
+                let taken = self.check_stamp(msg.stamp, now).and_then(|()| {
+                    self.steering.twist(
+                        msg,
+                        &self.config.jog,
+                        self.motion.position(),
+                        now,
+                        &mut self.status.steering,
+                    )
+                });
+                self.steered(taken)
+            }
+            Command::MarkerFeedback(fb) => {
+                let taken = self.marker_feedback(fb, now);
+                self.steered(taken)
+            }
+        }
+    }
+
+    /// Takes in marker feedback: a drag of the target marker.
+    fn marker_feedback(
+        &mut self,
+        fb: &MarkerFeedback,
+        now: f64,
+    ) -> Result<(), (RejectReason, String)> {
+        let checked = match fb.event {
+            FeedbackEvent::PoseUpdate | FeedbackEvent::MouseUp => {
+                Some(self.check(&fb.target(), now)?)
+            }
+            _ => None,
+        };
+        let drag = self.steering.feedback(fb, now, &mut self.status.steering)?;
+        let (Drag::Move(_) | Drag::Release(_), Some(target)) = (&drag, checked) else {
+            return Ok(());
+        };
+        self.steering.drag(
+            target,
+            matches!(drag, Drag::Release(_)),
+            self.motion.position(),
+            &mut self.status.steering,
+        );
+        Ok(())
+    }
+
+    /// A twist or marker feedback taken in, or refused: counted, and the
+    /// pending target (older) gives way to it.
+    fn steered(&mut self, taken: Result<(), (RejectReason, String)>) -> Result<(), Refused> {
+        match taken {
+            Ok(()) => {
+                if self.status.steering.mode != super::status::SteerMode::Idle
+                    && self.pending.take().is_some()
+                {
+                    self.status.targets.superseded += 1;
+                }
+                Ok(())
+            }
+            Err((reason, why)) => {
+                self.status.steering.refused += 1;
+                self.status.last_rejection = Some((reason, why.clone()));
+                Err(Refused { reason, why })
+            }
         }
     }
 
@@ -164,6 +231,7 @@ impl<S: ServoOutput> NodeCore<S> {
         match self.check(msg, now) {
             Ok(target) => {
                 self.status.targets.accepted += 1;
+                self.steering.release(&mut self.status.steering);
                 if self.pending.replace(Pending { target }).is_some() {
                     self.status.targets.superseded += 1;
                 }
@@ -185,23 +253,30 @@ impl<S: ServoOutput> NodeCore<S> {
                 format!("frame '{}' is not the base link '{base}'", msg.frame_id),
             ));
         }
-        if !msg.stamp.is_finite() {
-            return Err((RejectReason::NotFinite, format!("stamp {}", msg.stamp)));
-        }
-        let age = now - msg.stamp;
-        if msg.stamp != 0.0 && age.abs() > self.config.max_target_age {
-            return Err((
-                RejectReason::Stale,
-                format!(
-                    "stamp {:.3} s is {:.3} s from the node clock {:.3} s (limit {} s)",
-                    msg.stamp, age, now, self.config.max_target_age
-                ),
-            ));
-        }
+        self.check_stamp(msg.stamp, now)?;
         Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
             IkError::NonFiniteTarget { .. } => (RejectReason::NotFinite, e.to_string()),
             _ => (RejectReason::Invalid, e.to_string()),
         })
+    }
+
+    /// Refuses a non-finite stamp, or one further than `max_target_age`
+    /// from the node clock; 0 means "now".
+    fn check_stamp(&self, stamp: f64, now: f64) -> Result<(), (RejectReason, String)> {
+        if !stamp.is_finite() {
+            return Err((RejectReason::NotFinite, format!("stamp {stamp}")));
+        }
+        let age = now - stamp;
+        if stamp != 0.0 && age.abs() > self.config.max_target_age {
+            return Err((
+                RejectReason::Stale,
+                format!(
+                    "stamp {:.3} s is {:.3} s from the node clock {:.3} s (limit {} s)",
+                    stamp, age, now, self.config.max_target_age
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// One control period at node time `now` (s): solves the latest target
@@ -234,7 +309,9 @@ impl<S: ServoOutput> NodeCore<S> {
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p));
             }
-            self.motion.step();
+            if !self.steer(now) {
+                self.motion.step();
+            }
         }
         let q = self.motion.position();
         self.servo.command(q, now);
@@ -277,6 +354,26 @@ impl<S: ServoOutput> NodeCore<S> {
             },
             solve,
         }
+    }
+
+    /// Moves the arm along the jog's or the dragged marker's goal when one
+    /// steers (the motion tracks the moving goal); false when none does.
+    fn steer(&mut self, now: f64) -> bool {
+        let chain = self.solver.chain();
+        let st = &mut self.status;
+        let Some(goal) =
+            self.steering
+                .step(chain, &self.motion, &self.config.jog, now, &mut st.steering)
+        else {
+            return false;
+        };
+        self.motion.track(goal);
+        st.holding = false;
+        if let Some(t) = self.steering.target() {
+            self.active = Some(t.clone());
+            self.last_solved = Some(t.clone());
+        }
+        true
     }
 
     /// The servos' feedback when it has one finite value per joint.
@@ -385,6 +482,24 @@ impl<S: ServoOutput> NodeCore<S> {
 
     pub fn servo_mut(&mut self) -> &mut S {
         &mut self.servo
+    }
+
+    /// The target marker's update to publish after the tick at `now`, if
+    /// any (see [`super::marker`]).
+    pub fn marker_update(&mut self, now: f64) -> Option<MarkerUpdate> {
+        let tip = self.tip_pose();
+        self.steering.marker_update(&tip, now)
+    }
+
+    /// The target marker as `get_interactive_markers` answers it.
+    pub fn marker_snapshot(&self) -> MarkerSnapshot {
+        self.steering.marker_snapshot()
+    }
+
+    /// A line for the front-end to log once (the node says some things
+    /// once rather than every tick).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.steering.take_notice()
     }
 
     /// Joint names in chain order.

@@ -18,7 +18,10 @@
 
 pub mod command;
 pub mod core;
+pub mod follow;
+pub mod jog;
 pub mod latency;
+pub mod marker;
 pub mod memory;
 pub mod motion;
 pub mod msg;
@@ -27,10 +30,13 @@ pub mod path;
 pub mod report;
 pub mod settings;
 pub mod status;
+pub mod steer;
 
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
+pub use jog::TwistMsg;
 pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
+pub use marker::{FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointState, TargetMsg};
@@ -42,4 +48,7 @@ pub use report::{Health, HealthMonitor, Level};
 pub use settings::{
     JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings, TwistFrame,
 };
-pub use status::{NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary};
+pub use status::{
+    NodeStatus, RejectReason, SolveOutcome, SteerMode, SteerStatus, TargetCounters, TimeStats,
+    TimeSummary,
+};
