@@ -10,6 +10,10 @@
 //! compile on one of them: [`markers`] fills a template the caller makes
 //! with `Marker::default()` on a real ROS install.
 
+pub mod twist;
+
+pub use twist::{twist_from_cmd_vel, twist_from_stamped};
+
 use crate::ik::Target;
 use crate::model::Transform;
 use crate::node::{Health, JointState, Level, TargetMsg};

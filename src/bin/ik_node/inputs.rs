@@ -7,7 +7,7 @@ use arm_ik::node::Command;
 use arm_ik::ros::convert;
 use futures::stream::{BoxStream, SelectAll, StreamExt, select_all};
 use r2r::QosProfile;
-use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
+use r2r::geometry_msgs::msg::{PointStamped, PoseStamped, Twist, TwistStamped};
 
 /// One input, and where it came from (for the log).
 pub struct Input {
@@ -47,6 +47,12 @@ impl Inputs {
             })?,
             subscribe::<PointStamped>(node, "target_point", |m| {
                 Command::Target(convert::target_from_point(m))
+            })?,
+            subscribe::<TwistStamped>(node, "~/target_twist", |m| {
+                Command::Twist(convert::twist_from_stamped(m))
+            })?,
+            subscribe::<Twist>(node, "~/cmd_vel", |m| {
+                Command::Twist(convert::twist_from_cmd_vel(m))
             })?,
         ];
         Ok(Inputs {

@@ -1,6 +1,7 @@
 //! `ik_node`: the ROS 2 node around the node core (feature `ros2`).
 //!
-//! Wiring only: parameters in, `target_pose` / `target_point` in,
+//! Wiring only: parameters in, `target_pose` / `target_point` and the
+//! jog's `~/target_twist` / `~/cmd_vel` in,
 //! `joint_states`, `/diagnostics` and `~/markers` out. Every decision
 //! (target checks, solving, motion limits, health) is made by
 //! `arm_ik::node`; the conversions are `arm_ik::ros::convert`.
@@ -177,6 +178,9 @@ impl Running {
                     let now = ros_now(&self.clock);
                     let tick = self.core.tick(now.as_secs_f64());
                     self.outputs.joint_state(&tick.joint_state, now);
+                    if let Some(notice) = self.core.take_notice() {
+                        r2r::log_info!(&self.log, "{notice}");
+                    }
                 }
                 _ = diagnostics.tick() => {
                     let now = ros_now(&self.clock);
