@@ -19,6 +19,7 @@ use super::status::{RejectReason, SteerMode, SteerStatus};
 use crate::ik::jacobian::reach;
 use crate::ik::{JointMode, Target};
 use crate::model::{Chain, Transform};
+use nalgebra::UnitQuaternion;
 
 /// Below this orientation error (rad) a 5-joint arm counts as following
 /// the orientation it was asked for.
@@ -29,6 +30,9 @@ const TURN_FOLLOWED: f64 = 0.01;
 /// elbow, it suddenly cannot; capped, the orientation gives way smoothly
 /// and the elbow never has to brake from full speed.
 const TURN_SHARE: f64 = 0.25;
+/// A dragged marker turned less than this (rad) from where it was grabbed
+/// counts as only moved.
+const UNTURNED: f64 = 1e-3;
 /// A drag that was let go counts as done once a tick moves no joint more
 /// than this (rad or m): the arm is as close as it gets.
 const SETTLED: f64 = 1e-7;
@@ -43,6 +47,8 @@ pub struct Steering {
     goal: Vec<f64>,
     before: Vec<f64>,
     drag: Option<Target>,
+    /// The marker's orientation when the drag began.
+    grabbed: Option<UnitQuaternion<f64>>,
     released: bool,
     target: Option<Target>,
     limits: Vec<(f64, f64)>,
@@ -68,6 +74,7 @@ impl Steering {
             goal: vec![0.0; n],
             before: vec![0.0; n],
             drag: None,
+            grabbed: None,
             released: false,
             target: None,
             limits: vec![(0.0, 0.0); n],
@@ -122,9 +129,25 @@ impl Steering {
     pub fn drag(&mut self, target: Target, released: bool, q: &[f64], status: &mut SteerStatus) {
         if self.mode != SteerMode::Drag {
             self.begin(SteerMode::Drag, q, status);
+            self.grabbed = target.orientation;
         }
-        self.drag = Some(target);
+        self.drag = Some(self.placed_or_turned(target));
         self.released = released;
+    }
+
+    /// A drag target as the follower gets it: on an arm with fewer than 6
+    /// joints, a marker moved but not turned since it was grabbed places
+    /// the tip only (see the jog's same rule in [`Steering::step`]).
+    fn placed_or_turned(&self, target: Target) -> Target {
+        let turned = match (self.grabbed, target.orientation) {
+            (Some(a), Some(b)) => a.angle_to(&b) > UNTURNED,
+            _ => true,
+        };
+        if self.dof < 6 && !turned {
+            Target::position(target.position)
+        } else {
+            target
+        }
     }
 
     /// Something else moves the arm now: stop jogging and dragging.
