@@ -10,8 +10,10 @@
 //! compile on one of them: [`markers`] fills a template the caller makes
 //! with `Marker::default()` on a real ROS install.
 
+pub mod interactive;
 pub mod twist;
 
+pub use interactive::{marker_feedback, marker_snapshot, marker_update};
 pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
 use crate::ik::Target;

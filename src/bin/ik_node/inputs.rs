@@ -8,6 +8,7 @@ use arm_ik::ros::convert;
 use futures::stream::{BoxStream, SelectAll, StreamExt, select_all};
 use r2r::QosProfile;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped, Twist, TwistStamped};
+use r2r::visualization_msgs::msg::InteractiveMarkerFeedback;
 
 /// One input, and where it came from (for the log).
 pub struct Input {
@@ -53,6 +54,9 @@ impl Inputs {
             })?,
             subscribe::<Twist>(node, "~/cmd_vel", |m| {
                 Command::Twist(convert::twist_from_cmd_vel(m))
+            })?,
+            subscribe::<InteractiveMarkerFeedback>(node, "~/target_marker/feedback", |m| {
+                Command::MarkerFeedback(convert::marker_feedback(m))
             })?,
         ];
         Ok(Inputs {
