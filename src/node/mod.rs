@@ -35,7 +35,7 @@ pub mod steer;
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
 pub use jog::TwistMsg;
-pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
+pub use latency::{LatencyInput, LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use marker::{FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
