@@ -4,43 +4,15 @@
 
 mod common;
 
-use arm_ik::ik::{Common, SolverConfig, SolverKind};
-use arm_ik::model::Chain;
-use arm_ik::node::{Command, MemoryNode, NodeConfig, NodeCore, TargetMsg, TwistMsg};
-use arm_ik::node::{JogSettings, SteerMode};
+use arm_ik::node::{Command, JogSettings, MemoryNode, SteerMode, TwistMsg};
 use nalgebra::Vector3;
 
-fn arm() -> Chain {
-    Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap()
-}
-
-/// The node at the default rate with the tip held at a comfortable spot
-/// in front of the arm; returns it with its period and the next tick.
-fn ready_node() -> (MemoryNode, f64, u64) {
-    let chain = arm();
-    let config = NodeConfig::default();
-    let dt = 1.0 / config.rate_hz;
-    let core = NodeCore::with_virtual_servos(
-        &chain,
-        SolverConfig::default_for(SolverKind::Jacobian),
-        Common::default(),
-        config,
-    )
-    .unwrap();
-    let mut node = MemoryNode::new(core);
-    node.push_target(TargetMsg::position([0.15, 0.0, 0.15]));
-    let mut k = 0;
-    while k < 300 {
-        node.tick(k as f64 * dt);
-        k += 1;
-    }
-    assert!(node.core().motion().is_settled());
-    node.drain_joint_states();
-    (node, dt, k)
+fn twist(frame: &str, linear: [f64; 3], angular: [f64; 3]) -> Command {
+    Command::Twist(TwistMsg::new(frame, linear, angular))
 }
 
 fn base_twist(linear: [f64; 3]) -> Command {
-    Command::Twist(TwistMsg::new("base_link", linear, [0.0; 3]))
+    twist("base_link", linear, [0.0; 3])
 }
 
 fn tip(node: &MemoryNode) -> Vector3<f64> {
@@ -49,7 +21,7 @@ fn tip(node: &MemoryNode) -> Vector3<f64> {
 
 #[test]
 fn a_jog_along_base_x_for_two_seconds_moves_the_tip_ten_centimetres_on_a_line() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let start = tip(&node);
     let mut off_axis: f64 = 0.0;
     // 0.05 m/s for 2 s, then the key is let go (teleop sends a zero twist).
@@ -76,18 +48,14 @@ fn a_jog_along_base_x_for_two_seconds_moves_the_tip_ten_centimetres_on_a_line() 
 #[test]
 fn a_jog_into_a_joint_limit_stops_at_the_limit() {
     // Turning the tool about its own axis is the wrist roll alone.
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let roll = 4;
     let upper = node.core().chain().joints[roll].limits.upper;
     let start = tip(&node);
     let mut held_at_limit = false;
     let mut top = f64::NEG_INFINITY;
     for _ in 0..(6.0 / dt) as u64 {
-        node.push_command(Command::Twist(TwistMsg::new(
-            "tool",
-            [0.0; 3],
-            [0.0, 0.0, 0.5],
-        )));
+        node.push_command(twist("tool", [0.0; 3], [0.0, 0.0, 0.5]));
         node.tick(k as f64 * dt);
         k += 1;
         let q = node.core().motion().position()[roll];
@@ -105,7 +73,7 @@ fn a_jog_into_a_joint_limit_stops_at_the_limit() {
 
 #[test]
 fn a_silent_teleop_stops_the_tip_within_the_acceleration_limit() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let jog = JogSettings::default();
     let mut speeds = Vec::new();
     let mut prev = tip(&node);
@@ -149,7 +117,7 @@ fn a_silent_teleop_stops_the_tip_within_the_acceleration_limit() {
 
 #[test]
 fn a_millimetre_per_tick_jog_never_jumps_a_joint() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let limits = node.core().motion().limits().to_vec();
     // 0.05 m/s at 50 Hz: 1 mm per tick, out, sideways, down and back.
     assert!((0.05 * dt - 0.001).abs() < 1e-12);
@@ -185,16 +153,12 @@ fn a_millimetre_per_tick_jog_never_jumps_a_joint() {
 
 #[test]
 fn a_five_joint_arm_says_once_which_turns_it_ignores() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let start = tip(&node);
     let mut notices = Vec::new();
     // Rolling the tool about base x: a 5-joint arm cannot, from here.
     for _ in 0..(2.0 / dt) as u64 {
-        node.push_command(Command::Twist(TwistMsg::new(
-            "base_link",
-            [0.0; 3],
-            [0.3, 0.0, 0.0],
-        )));
+        node.push_command(twist("base_link", [0.0; 3], [0.3, 0.0, 0.0]));
         node.tick(k as f64 * dt);
         k += 1;
         notices.extend(node.core_mut().take_notice());

@@ -4,36 +4,12 @@
 
 mod common;
 
-use arm_ik::ik::{Common, SolverConfig, SolverKind};
-use arm_ik::model::Chain;
 use arm_ik::node::marker::{MARKER_NAME, UpdateKind, pose_of};
 use arm_ik::node::{
-    Command, FeedbackEvent, MarkerFeedback, MarkerUpdate, MemoryNode, NodeConfig, NodeCore,
-    SteerMode, TargetMsg, TwistMsg,
+    Command, FeedbackEvent, MarkerFeedback, MarkerUpdate, MemoryNode, SteerMode, TargetMsg,
+    TwistMsg,
 };
 use nalgebra::Vector3;
-
-fn ready_node() -> (MemoryNode, f64, u64) {
-    let chain = Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap();
-    let config = NodeConfig::default();
-    let dt = 1.0 / config.rate_hz;
-    let core = NodeCore::with_virtual_servos(
-        &chain,
-        SolverConfig::default_for(SolverKind::Jacobian),
-        Common::default(),
-        config,
-    )
-    .unwrap();
-    let mut node = MemoryNode::new(core);
-    node.push_target(TargetMsg::position([0.15, 0.0, 0.15]));
-    let mut k = 0;
-    while k < 300 {
-        node.tick(k as f64 * dt);
-        k += 1;
-    }
-    node.drain_joint_states();
-    (node, dt, k)
-}
 
 fn tip(node: &MemoryNode) -> Vector3<f64> {
     node.core().tip_pose().translation.vector
@@ -54,7 +30,7 @@ fn assert_sequence(updates: &[MarkerUpdate], mut last: u64) -> u64 {
 
 #[test]
 fn the_marker_starts_at_the_tip_and_follows_targets_and_jog() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let first = node.drain_marker_updates();
     assert_eq!(first[0].seq_num, 1);
     assert_eq!(
@@ -94,7 +70,7 @@ fn the_marker_starts_at_the_tip_and_follows_targets_and_jog() {
 
 #[test]
 fn a_drag_is_followed_smoothly_and_the_release_is_the_final_target() {
-    let (mut node, dt, mut k) = ready_node();
+    let (mut node, dt, mut k) = common::ready_arm_node();
     let seq = assert_sequence(&node.drain_marker_updates(), 0);
     let limits = node.core().motion().limits().to_vec();
     let (start, orientation) = pose_of(&node.core().tip_pose());
@@ -150,7 +126,7 @@ fn a_drag_is_followed_smoothly_and_the_release_is_the_final_target() {
 
 #[test]
 fn feedback_for_another_marker_is_refused_and_counted() {
-    let (mut node, dt, k) = ready_node();
+    let (mut node, dt, k) = common::ready_arm_node();
     let mut fb = MarkerFeedback::new(
         FeedbackEvent::PoseUpdate,
         [0.2, 0.0, 0.2],

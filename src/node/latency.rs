@@ -269,15 +269,7 @@ mod tests {
     /// tick, and the servo frame leaves before the joint state returns.
     #[test]
     fn every_target_is_solved_and_timed_in_order() {
-        let chain = Chain::from_urdf_str(ARM, None, None).unwrap();
-        let mut probe = LatencyProbe::new(
-            &chain,
-            SolverConfig::default_for(SolverKind::Jacobian),
-            Common::default(),
-            NodeConfig::default(),
-            LatencyProbe::DEFAULT_PERIOD,
-        )
-        .unwrap();
+        let mut probe = probe(LatencyInput::Target);
         for _ in 0..20 {
             let s = probe.step();
             assert!(0.0 < s.servo && s.servo <= s.joint_state, "{s:?}");
@@ -290,20 +282,24 @@ mod tests {
         assert_eq!(t.reached, 75);
     }
 
+    fn probe(input: LatencyInput) -> LatencyProbe {
+        let chain = Chain::from_urdf_str(ARM, None, None).unwrap();
+        LatencyProbe::new(
+            &chain,
+            SolverConfig::default_for(SolverKind::Jacobian),
+            Common::default(),
+            NodeConfig::default(),
+            LatencyProbe::DEFAULT_PERIOD,
+        )
+        .unwrap()
+        .with_input(input)
+    }
+
     /// Twists jog and marker feedback drags on every tick, none refused.
     #[test]
     fn twists_and_marker_feedback_are_timed_through_the_tick() {
-        let chain = Chain::from_urdf_str(ARM, None, None).unwrap();
         for input in [LatencyInput::Twist, LatencyInput::Marker] {
-            let mut probe = LatencyProbe::new(
-                &chain,
-                SolverConfig::default_for(SolverKind::Jacobian),
-                Common::default(),
-                NodeConfig::default(),
-                LatencyProbe::DEFAULT_PERIOD,
-            )
-            .unwrap()
-            .with_input(input);
+            let mut probe = probe(input);
             let r = probe.measure(5, 50);
             assert_eq!(r.servo.count, 50);
             let st = &probe.node().status().steering;

@@ -5,7 +5,9 @@
 
 pub mod firmware;
 
+use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
+use arm_ik::node::{MemoryNode, NodeConfig, NodeCore, TargetMsg};
 use std::path::PathBuf;
 
 /// The crate root (where `urdf/` lives).
@@ -118,4 +120,30 @@ pub fn pose_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
 /// The tip position at `q` as a position-only target.
 pub fn position_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
     arm_ik::ik::Target::position(chain.fk(q).translation.vector)
+}
+
+/// The project arm's node at the default rate, after 6 s holding the tip
+/// at (0.15, 0, 0.15) m, in front of the arm with room all around (the
+/// jog and marker tests start there). Returns the node, its period and
+/// the next tick's number.
+pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let config = NodeConfig::default();
+    let dt = 1.0 / config.rate_hz;
+    let core = NodeCore::with_virtual_servos(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        config,
+    )
+    .unwrap();
+    let mut node = MemoryNode::new(core);
+    node.push_target(TargetMsg::position([0.15, 0.0, 0.15]));
+    let ticks = 300;
+    for k in 0..ticks {
+        node.tick(k as f64 * dt);
+    }
+    assert!(node.core().motion().is_settled());
+    node.drain_joint_states();
+    (node, dt, ticks)
 }
