@@ -47,4 +47,32 @@ mod tests {
             .to_string();
         assert!(e.contains("targte"), "{e}");
     }
+
+    /// What a stdin front-end reads for a jog and a drag.
+    #[test]
+    fn twists_and_marker_feedback_read_from_json() {
+        let c: Command =
+            serde_json::from_str(r#"{"type":"twist","frame_id":"base_link","linear":[0.05,0,0]}"#)
+                .unwrap();
+        assert_eq!(
+            c,
+            Command::Twist(TwistMsg::new("base_link", [0.05, 0.0, 0.0], [0.0; 3]))
+        );
+        let c: Command = serde_json::from_str(
+            r#"{"type":"marker_feedback","event":"pose_update","position":[0.2,0,0.1]}"#,
+        )
+        .unwrap();
+        let Command::MarkerFeedback(fb) = c else {
+            panic!("{c:?}");
+        };
+        assert_eq!(fb.event, super::super::marker::FeedbackEvent::PoseUpdate);
+        assert_eq!(
+            (fb.position, fb.orientation),
+            ([0.2, 0.0, 0.1], [0.0, 0.0, 0.0, 1.0])
+        );
+        let e = serde_json::from_str::<Command>(r#"{"type":"twist","linaer":[1,0,0]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("linaer"), "{e}");
+    }
 }
