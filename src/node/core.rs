@@ -10,7 +10,7 @@ use super::msg::{JointState, TargetMsg};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
-use crate::ik::{Common, IkError, Solver, SolverConfig, Status as SolveStatus, Target};
+use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
 use super::follow::Hold;
-use crate::ik::{SolverKind, Status as SolveStatus};
+use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
 
 /// Why a target was refused before solving.
@@ -266,7 +266,7 @@ impl SolveOutcome {
     }
 }
 
-/// An [`ik::Status`](SolveStatus) by its name (`converged`, `best_effort`,
+/// A [`SolveStatus`] by its name (`converged`, `best_effort`,
 /// `failed`).
 fn solve_status<Ser: serde::Serializer>(s: &SolveStatus, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
     ser.serialize_str(s.name())
