@@ -4,7 +4,8 @@
 
 mod common;
 
-use arm_ik::node::{Command, JogSettings, MemoryNode, SteerMode, TwistMsg};
+use arm_ik::node::follow::Hold;
+use arm_ik::node::{Command, JogSettings, MemoryNode, RejectReason, SteerMode, TwistMsg};
 use nalgebra::Vector3;
 
 fn twist(frame: &str, linear: [f64; 3], angular: [f64; 3]) -> Command {
@@ -169,4 +170,53 @@ fn a_five_joint_arm_says_once_which_turns_it_ignores() {
     assert_eq!(note, notices[0]);
     // It follows the position it can: the tip stays put.
     assert!((tip(&node) - start).norm() < 1e-3);
+}
+
+#[test]
+fn a_twist_in_another_frame_is_refused_naming_it() {
+    let (mut node, dt, k) = common::ready_arm_node();
+    let before = tip(&node);
+    let e = node
+        .core_mut()
+        .command(&twist("world", [0.05, 0.0, 0.0], [0.0; 3]), k as f64 * dt)
+        .unwrap_err();
+    assert_eq!(e.reason, RejectReason::WrongFrame);
+    assert!(
+        e.why.contains("'world'") && e.why.contains("base_link"),
+        "{}",
+        e.why
+    );
+    node.tick(k as f64 * dt);
+    assert_eq!(node.core().status().steering.refused, 1);
+    assert_eq!(tip(&node), before);
+}
+
+/// Pushed out of reach, the arm says it is at a singularity and its joints
+/// never step faster than their limits. (Held pushing at full stretch, it
+/// does not yet come to rest: the follower keeps correcting around the
+/// edge of the workspace, smoothly.)
+#[test]
+fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let chain = node.core().chain().clone();
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev = node.core().motion().position().to_vec();
+    let mut held = false;
+    for i in 0..(6.0 / dt) as u64 {
+        node.push_command(base_twist([0.1, 0.0, 0.0]));
+        node.tick(k as f64 * dt);
+        k += 1;
+        held |= node.core().status().steering.hold == Some(Hold::Singularity);
+        let q = node.core().motion().position().to_vec();
+        assert!(chain.within_limits(&q), "tick {i}: {q:?}");
+        for (j, l) in limits.iter().enumerate() {
+            let step = (q[j] - prev[j]).abs();
+            assert!(
+                step <= l.velocity * dt + 1e-9,
+                "tick {i}: joint {j} stepped {step}"
+            );
+        }
+        prev = q;
+    }
+    assert!(held, "the status never said the arm is near a singularity");
 }

@@ -122,6 +122,11 @@ pub struct Jog {
     linear: Vector3<f64>,
     angular: Vector3<f64>,
     target: Option<(Vector3<f64>, UnitQuaternion<f64>)>,
+    /// The share of the jog speeds allowed now (1 unless the arm nears a
+    /// singularity).
+    scale: Option<f64>,
+    /// The tip trails the target by more than the lead: the target waits.
+    stalled: bool,
 }
 
 impl Jog {
@@ -143,6 +148,12 @@ impl Jog {
     /// Forgets everything: something else moves the arm now.
     pub fn stop(&mut self) {
         *self = Jog::default();
+    }
+
+    /// Allows only `scale` (0 to 1) of the jog speeds from the next tick
+    /// on; the speed still changes within the accelerations.
+    pub fn set_speed_scale(&mut self, scale: f64) {
+        self.scale = Some(scale.clamp(0.0, 1.0));
     }
 
     /// True while the jog turns the tip or a live twist asks it to.
@@ -174,9 +185,10 @@ impl Jog {
                     TwistFrame::Base => nalgebra::Rotation3::identity(),
                     TwistFrame::Tip => tip.rotation,
                 };
+                let scale = self.scale.unwrap_or(1.0);
                 (
-                    capped(to_base * a.linear, settings.linear_speed),
-                    capped(to_base * a.angular, settings.angular_speed),
+                    capped(to_base * a.linear, settings.linear_speed * scale),
+                    capped(to_base * a.angular, settings.angular_speed * scale),
                 )
             }
             None => (Vector3::zeros(), Vector3::zeros()),
@@ -197,20 +209,38 @@ impl Jog {
                 UnitQuaternion::from_rotation_matrix(&tip.rotation),
             )
         });
-        *p += self.linear * dt;
+        if !self.stalled {
+            *p += self.linear * dt;
+        }
         *r = UnitQuaternion::from_scaled_axis(self.angular * dt) * *r;
         Some(Target::pose(*p, *r))
     }
 
-    /// Pulls the target back to within a small lead of `reached`, the pose
-    /// the arm got to this tick, so a held-back tip does not leave the
-    /// target running away.
+    /// Stops the jog where the tip got to (`reached`): at a singularity
+    /// the tip is held where it is, not chased around the edge of the
+    /// workspace; the next twist starts from rest there.
+    pub fn halt(&mut self, reached: &Transform) {
+        self.linear = Vector3::zeros();
+        self.angular = Vector3::zeros();
+        self.stalled = false;
+        self.target = Some((
+            reached.translation.vector,
+            UnitQuaternion::from_rotation_matrix(&reached.rotation),
+        ));
+    }
+
+    /// Keeps the target within a small lead of `reached`, the pose the arm
+    /// got to this tick: while the tip trails the target by more than
+    /// [`LEAD`] (a joint limit or a singularity holds it back), the target
+    /// position stops moving, so the target never runs away and never
+    /// drags the tip off the path the twists draw; the orientation, which
+    /// a 5-joint arm may not follow at all, is pulled back to within
+    /// [`LEAD_ANGLE`] of the tip's.
     pub fn hold_lead(&mut self, reached: &Transform) {
         let Some((p, r)) = &mut self.target else {
             return;
         };
-        let at = reached.translation.vector;
-        *p = at + capped(*p - at, LEAD);
+        self.stalled = (*p - reached.translation.vector).norm() > LEAD;
         let turned = UnitQuaternion::from_rotation_matrix(&reached.rotation);
         let ahead = (*r * turned.inverse()).scaled_axis();
         *r = UnitQuaternion::from_scaled_axis(capped(ahead, LEAD_ANGLE)) * turned;

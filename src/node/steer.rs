@@ -10,7 +10,7 @@
 //! [`Steering::release`]); a twist or a drag takes over from a target the
 //! same way: the latest input wins.
 
-use super::follow::{FollowStep, Follower};
+use super::follow::{FollowStep, Follower, Hold};
 use super::jog::{Jog, TwistMsg};
 use super::marker::{Drag, MarkerFeedback, MarkerSnapshot, MarkerUpdate, TargetMarker};
 use super::motion::{AxisLimits, MotionLimiter, brake_speed};
@@ -30,6 +30,16 @@ const TURN_FOLLOWED: f64 = 0.01;
 /// elbow, it suddenly cannot; capped, the orientation gives way smoothly
 /// and the elbow never has to brake from full speed.
 const TURN_SHARE: f64 = 0.25;
+/// The jog slows when the position Jacobian's smallest singular value
+/// falls below this fraction of the chain's reach (m/rad), approaching a
+/// singularity; on the project arm that is about where the stretching
+/// elbow's speed doubles.
+const JOG_SLOW: f64 = 0.15;
+/// Jogging at full speed far from singularities, the project arm's
+/// joints use up to about a third of their speed; the jog slows from
+/// twice that and stops at six times.
+const AMPLIFICATION_SLOW: f64 = 0.6;
+const AMPLIFICATION_STOP: f64 = 2.0;
 /// A dragged marker turned less than this (rad) from where it was grabbed
 /// counts as only moved.
 const UNTURNED: f64 = 1e-3;
@@ -57,6 +67,8 @@ pub struct Steering {
     base: String,
     tip: String,
     dof: usize,
+    /// The chain's reach (m).
+    reach: f64,
     notice: Option<String>,
 }
 
@@ -83,6 +95,7 @@ impl Steering {
             base: chain.base.clone(),
             tip: chain.tip.clone(),
             dof: n,
+            reach: reach(chain),
             notice: None,
         }
     }
@@ -221,8 +234,12 @@ impl Steering {
             &self.turn_caps,
         );
         status.hold = step.hold;
-        if self.mode == SteerMode::Jog {
+        if self.mode == SteerMode::Jog && step.hold == Some(Hold::Singularity) {
+            self.jog.halt(&chain.fk(&self.goal));
+        } else if self.mode == SteerMode::Jog {
             self.jog.hold_lead(&chain.fk(&self.goal));
+            let scale = self.singularity_scale(step.sigma, self.amplification(motion, settings));
+            self.jog.set_speed_scale(scale);
         } else if self.released && self.settled() {
             // Let go and got there as far as the arm can: the marker shows
             // the tip again, and the arm holds.
@@ -231,6 +248,46 @@ impl Steering {
         self.note_unfollowed_turn(&step, status);
         self.target = Some(target);
         Some(&self.goal)
+    }
+
+    /// How much of the jog's speed to allow next tick (0 to 1): all of it
+    /// unless the last tick brought the arm closer to a singularity
+    /// (`sigma`: the position Jacobian's smallest singular value before
+    /// and after it). Near one the joints move ever faster for the same
+    /// tip speed, and at the follower's stop they could not brake in time.
+    /// So the tip slows in proportion within [`JOG_SLOW`] of the reach,
+    /// and as the joints' share of their speed limits per share of the
+    /// jog's speed (`amplification`) grows from [`AMPLIFICATION_SLOW`] to
+    /// [`AMPLIFICATION_STOP`], where it stops.
+    fn singularity_scale(&self, (before, after): (f64, f64), amplification: f64) -> f64 {
+        if after >= before || after.is_nan() {
+            return 1.0;
+        }
+        let (slow, stop) = (JOG_SLOW * self.reach, self.follower.stop_sigma());
+        let band = ((after - stop) / (slow - stop)).clamp(0.0, 1.0);
+        let amplified =
+            (AMPLIFICATION_STOP - amplification) / (AMPLIFICATION_STOP - AMPLIFICATION_SLOW);
+        band.min(amplified.clamp(0.0, 1.0))
+    }
+
+    /// The largest share of a joint's speed limit the goal used this
+    /// tick, per share of the jog's speed limits the tip used (0 when the
+    /// tip did not move).
+    fn amplification(&self, motion: &MotionLimiter, settings: &JogSettings) -> f64 {
+        let (linear, angular) = self.jog.velocity();
+        let tip =
+            (linear.norm() / settings.linear_speed).max(angular.norm() / settings.angular_speed);
+        if tip <= 0.0 {
+            return 0.0;
+        }
+        let dt = motion.period();
+        let joints = motion
+            .limits()
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (self.goal[i] - self.before[i]).abs() / (l.velocity * dt))
+            .fold(0.0, f64::max);
+        joints / tip
     }
 
     /// True when the last step moved no joint noticeably.
