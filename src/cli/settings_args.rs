@@ -9,7 +9,8 @@ use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
 use arm_ik::node::settings::{BEND_KEYWORDS, parse_bend, parse_clamps, parse_locks, parse_weights};
 use arm_ik::node::{
-    MotionSettings, NodeCore, NodeError, NodeSettings, SettingError, SolverSettings,
+    JogSettings, MotionSettings, NodeCore, NodeError, NodeSettings, SettingError, SolverSettings,
+    TwistFrame,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -145,6 +146,49 @@ pub struct NodeArgs {
     /// as stale (s).
     #[arg(long, default_value_t = MotionSettings::default().max_target_age)]
     pub max_target_age: f64,
+    #[command(flatten)]
+    pub jog: JogArgs,
+}
+
+/// How `{"type":"twist"}` input lines move the tip (the jog's ROS
+/// parameters).
+#[derive(Debug, clap::Args)]
+pub struct JogArgs {
+    /// Jog: top speed of the tip (m/s).
+    #[arg(long, default_value_t = JogSettings::default().linear_speed)]
+    pub jog_linear_speed: f64,
+    /// Jog: top turning speed of the tip (rad/s).
+    #[arg(long, default_value_t = JogSettings::default().angular_speed)]
+    pub jog_angular_speed: f64,
+    /// Jog: how fast the tip's speed may change (m/s^2).
+    #[arg(long, default_value_t = JogSettings::default().linear_acceleration)]
+    pub jog_linear_acceleration: f64,
+    /// Jog: how fast the tip's turning speed may change (rad/s^2).
+    #[arg(long, default_value_t = JogSettings::default().angular_acceleration)]
+    pub jog_angular_acceleration: f64,
+    /// Jog: a twist holds this long (s); then the tip slows to a stop.
+    #[arg(long, default_value_t = JogSettings::default().timeout)]
+    pub jog_timeout: f64,
+    /// Frame of twists that name none: tip or base.
+    #[arg(long, default_value = JogSettings::default().cmd_vel_frame.name(),
+          value_parser = PossibleValuesParser::new(TwistFrame::NAMES))]
+    pub cmd_vel_frame: String,
+}
+
+impl JogArgs {
+    /// The jog settings these flags give, checked.
+    pub fn settings(&self) -> Result<JogSettings, SettingError> {
+        let settings = JogSettings {
+            linear_speed: self.jog_linear_speed,
+            angular_speed: self.jog_angular_speed,
+            linear_acceleration: self.jog_linear_acceleration,
+            angular_acceleration: self.jog_angular_acceleration,
+            timeout: self.jog_timeout,
+            cmd_vel_frame: TwistFrame::parse("cmd_vel_frame", &self.cmd_vel_frame)?,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
 }
 
 impl NodeArgs {
@@ -166,8 +210,7 @@ impl NodeArgs {
         Ok(NodeSettings {
             solver: solver.settings().map_err(flag_error)?,
             motion: self.settings().map_err(flag_error)?,
-            // Twists come as stdin lines, jogged at the node's defaults.
-            ..NodeSettings::default()
+            jog: self.jog.settings().map_err(flag_error)?,
         })
     }
 

@@ -14,7 +14,10 @@
 //! [`report`] is the diagnostics,
 //! both decided here so the ROS adapter (`crate::ros`, feature `ros2`) only
 //! converts messages.
-//! [`LatencyProbe`] times the path from a new target to the servo command.
+//! Twists and target-marker drags steer the tip by hand ([`steer`]): the
+//! jog ([`jog`]) and the marker ([`marker`]) hand a moving target to a
+//! local follower ([`follow`]) instead of the solver.
+//! [`LatencyProbe`] times the path from a new input to the servo command.
 
 pub mod command;
 pub mod core;
