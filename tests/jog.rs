@@ -208,7 +208,7 @@ fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
         k += 1;
         held |= node.core().status().steering.hold == Some(Hold::Singularity);
         let q = node.core().motion().position().to_vec();
-        assert!(chain.within_limits(&q), "tick {i}: {q:?}");
+        assert!(chain.within_limits(&q[..chain.dof()]), "tick {i}: {q:?}");
         for (j, l) in limits.iter().enumerate() {
             let step = (q[j] - prev[j]).abs();
             assert!(

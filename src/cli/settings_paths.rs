@@ -32,6 +32,7 @@ fn from_flags(argv: &[&str]) -> Result<NodeSettings, SettingError> {
         solver: flags.solver.settings()?,
         motion: flags.node.settings()?,
         jog: flags.node.jog.settings()?,
+        gripper: flags.node.gripper()?,
     })
 }
 

@@ -26,7 +26,7 @@ pub use jacobian::{Closest, JacobianOptions};
 pub use metric::{PoseError, Tolerance};
 pub use rng::Rng;
 pub use solution::{Outcome, Reason, Solution, SolveStatus, finish};
-pub use target::Target;
+pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use thiserror::Error;

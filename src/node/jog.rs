@@ -231,11 +231,11 @@ impl Jog {
 
     /// Keeps the target within a small lead of `reached`, the pose the arm
     /// got to this tick: while the tip trails the target by more than
-    /// [`LEAD`] (a joint limit or a singularity holds it back), the target
+    /// the lead (a joint limit or a singularity holds it back), the target
     /// position stops moving, so the target never runs away and never
     /// drags the tip off the path the twists draw; the orientation, which
     /// a 5-joint arm may not follow at all, is pulled back to within
-    /// [`LEAD_ANGLE`] of the tip's.
+    /// a small angle of the tip's.
     pub fn hold_lead(&mut self, reached: &Transform) {
         let Some((p, r)) = &mut self.target else {
             return;

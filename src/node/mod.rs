@@ -22,7 +22,9 @@
 pub mod command;
 pub mod core;
 pub mod follow;
+pub mod gripper;
 pub mod jog;
+pub mod joints;
 pub mod latency;
 pub mod marker;
 pub mod memory;
@@ -30,6 +32,7 @@ pub mod motion;
 pub mod msg;
 pub mod params;
 pub mod path;
+pub mod poses;
 pub mod report;
 pub mod settings;
 pub mod status;
@@ -37,21 +40,26 @@ pub mod steer;
 
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
+pub use gripper::GripperStatus;
 pub use jog::TwistMsg;
+pub use joints::JointLayout;
 pub use latency::{LatencyInput, LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use marker::{FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
-pub use msg::{JointState, TargetMsg};
+pub use msg::{JointCommandMsg, JointState, TargetMsg};
 pub use params::{
-    NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue, UrdfSource,
+    LiveError, LiveParams, NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue,
+    UrdfSource,
 };
-pub use path::figure_eight;
+pub use path::{FigureEight, figure_eight};
+pub use poses::{PoseError, PoseFile, Poses};
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{
-    JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings, TwistFrame,
+    GripperSettings, JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError,
+    SolverSettings, TwistFrame,
 };
 pub use status::{
-    NodeStatus, RejectReason, SolveOutcome, SteerMode, SteerStatus, TargetCounters, TimeStats,
-    TimeSummary,
+    CommandCounters, NodeStatus, RejectReason, SolveOutcome, SteerMode, SteerStatus,
+    TargetCounters, TimeStats, TimeSummary,
 };

@@ -176,7 +176,7 @@ impl Steering {
 
     fn begin(&mut self, mode: SteerMode, q: &[f64], status: &mut SteerStatus) {
         self.release(status);
-        self.goal.copy_from_slice(q);
+        self.goal.copy_from_slice(&q[..self.dof]);
         self.mode = mode;
         status.mode = mode;
     }
@@ -193,7 +193,7 @@ impl Steering {
         status: &mut SteerStatus,
     ) -> Option<&[f64]> {
         let dt = motion.period();
-        for (i, l) in motion.limits().iter().enumerate() {
+        for (i, l) in motion.limits().iter().take(self.dof).enumerate() {
             self.limits[i] = (l.lower, l.upper);
             self.steps[i] = tick_range(l, self.goal[i], motion.velocity()[i], dt);
             self.turn_caps[i] = TURN_SHARE * l.velocity * dt;
@@ -284,6 +284,7 @@ impl Steering {
         let joints = motion
             .limits()
             .iter()
+            .take(self.dof)
             .enumerate()
             .map(|(i, l)| (self.goal[i] - self.before[i]).abs() / (l.velocity * dt))
             .fold(0.0, f64::max);

@@ -3,8 +3,9 @@
 
 use super::NodeParams;
 use crate::node::settings::{
-    JogSettings, MotionSettings, NodeSettings, SettingError, SolverSettings, TwistFrame,
-    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_solver, parse_weights,
+    GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
+    SolverSettings, TwistFrame, parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position,
+    parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -53,6 +54,12 @@ impl NodeParams {
                 angular_acceleration: self.jog_angular_acceleration,
                 timeout: self.jog_timeout,
                 cmd_vel_frame: TwistFrame::parse("cmd_vel_frame", &self.cmd_vel_frame)?,
+            },
+            gripper: GripperSettings {
+                joint: GripperJoint::parse(&self.gripper_joint),
+                open: parse_position("gripper_open", &self.gripper_open)?,
+                closed: parse_position("gripper_closed", &self.gripper_closed)?,
+                stall_load: self.gripper_stall_load,
             },
         };
         settings.validate()?;
@@ -248,6 +255,20 @@ mod tests {
                     ..d()
                 },
                 "cmd_vel_frame",
+            ),
+            (
+                NodeParams {
+                    gripper_open: "wide".into(),
+                    ..d()
+                },
+                "gripper_open",
+            ),
+            (
+                NodeParams {
+                    gripper_stall_load: 1.5,
+                    ..d()
+                },
+                "gripper_stall_load",
             ),
         ];
         for (p, name) in cases {

@@ -14,12 +14,14 @@
 //! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
 
 mod config;
+mod gripper;
 mod jog;
 mod motion;
 mod solver;
 mod text;
 
 pub use config::NodeConfig;
+pub use gripper::{AUTO_GRIPPER, Gripper, GripperJoint, GripperSettings, parse_position};
 pub use jog::{JogSettings, TwistFrame};
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
@@ -79,12 +81,13 @@ pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingErr
 }
 
 /// Everything the node core is built from besides the robot and the servo
-/// output: the solver, the motion and the jog.
+/// output: the solver, the motion, the jog and the gripper.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeSettings {
     pub solver: SolverSettings,
     pub motion: MotionSettings,
     pub jog: JogSettings,
+    pub gripper: GripperSettings,
 }
 
 impl NodeSettings {
@@ -92,7 +95,8 @@ impl NodeSettings {
     pub fn validate(&self) -> Result<(), SettingError> {
         self.solver.validate()?;
         self.motion.validate()?;
-        self.jog.validate()
+        self.jog.validate()?;
+        self.gripper.validate()
     }
 
     /// The solver and its common options on `chain`; see
@@ -101,12 +105,15 @@ impl NodeSettings {
         self.solver.solver_config(chain)
     }
 
-    /// The node core's motion and jog settings on `chain`; see
-    /// [`MotionSettings::node_config`].
+    /// The node core's settings on `chain`: the motion's (see
+    /// [`MotionSettings::node_config`]), the jog's and the gripper,
+    /// checked against the robot.
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
         self.jog.validate()?;
+        self.gripper.resolve(chain)?;
         Ok(NodeConfig {
             jog: self.jog.clone(),
+            gripper: self.gripper.clone(),
             ..self.motion.node_config(chain)?
         })
     }
