@@ -1,11 +1,12 @@
-//! `arm_ik latency`: the node's target-to-servo latency in simulation, p50,
-//! p99 and max, reproducible with one command (issue 4: p99 <= 1 ms).
+//! `arm_ik latency`: the node's input-to-servo latency in simulation, p50,
+//! p99 and max, reproducible with one command (p99 <= 1 ms), for targets,
+//! jog twists or drags of the target marker (`--input`).
 //! `benches/node.rs` measures the same path under criterion.
 
 use super::EXIT_NOT_REACHED;
 use super::robot::RobotArgs;
 use super::settings_args::{SolverArgs, flag_error};
-use arm_ik::node::{LatencyProbe, MotionSettings, TimeSummary};
+use arm_ik::node::{LatencyInput, LatencyProbe, MotionSettings, TimeSummary};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -15,9 +16,14 @@ pub struct Args {
     robot: RobotArgs,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Targets to time, one per tick along the figure-eight of `sim`.
+    /// Inputs to time, one per tick along the figure-eight of `sim`.
     #[arg(long, default_value_t = 10_000)]
     targets: usize,
+    /// What to send each tick: `target` (a position target, solved),
+    /// `twist` (a jog twist along the path) or `marker` (target-marker
+    /// feedback dragging along it).
+    #[arg(long, default_value = "target", value_parser = LatencyInput::parse)]
+    input: LatencyInput,
     /// Targets run first and not timed (solves from the start pose, cold
     /// caches).
     #[arg(long, default_value_t = 100)]
@@ -68,7 +74,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     .node_config(&chain)
     .map_err(flag_error)?;
-    let mut probe = LatencyProbe::new(&chain, solver, common, config, a.period)?;
+    let mut probe =
+        LatencyProbe::new(&chain, solver, common, config, a.period)?.with_input(a.input);
     let r = probe.measure(a.warmup, a.targets);
     let s = probe.node().status();
     let t = &s.targets;
@@ -77,6 +84,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 
     if a.json {
         let v = json!({
+            "input": a.input,
             "solver": s.solver.name(),
             "dof": chain.dof(),
             "rate_hz": a.rate_hz,
@@ -89,20 +97,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "p99_limit_us": limit,
             "within_limit": within,
             "counters": t,
+            "steering": s.steering,
         });
         println!("{v}");
     } else {
         println!(
-            "arm_ik latency: {} targets on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
+            "arm_ik latency: {} {}s on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
             a.targets,
+            a.input.name(),
             s.solver,
             chain.dof(),
             a.rate_hz,
             a.warmup
         );
         for (what, x) in [
-            ("target -> servo command:", &r.servo),
-            ("target -> joint state:", &r.joint_state),
+            ("input -> servo command:", &r.servo),
+            ("input -> joint state:", &r.joint_state),
         ] {
             println!(
                 "{what:<24} p50 {:.1} us, p99 {:.1} us, max {:.1} us",
@@ -111,10 +121,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 x.max * 1e6
             );
         }
-        println!(
-            "targets: {} solved, {} reached ({} best effort), {} unreachable",
-            t.solved, t.reached, t.best_effort, t.unreachable
-        );
+        if a.input == LatencyInput::Target {
+            println!(
+                "targets: {} solved, {} reached ({} best effort), {} unreachable",
+                t.solved, t.reached, t.best_effort, t.unreachable
+            );
+        } else {
+            let st = &s.steering;
+            println!(
+                "steering: {} twists, {} marker feedback, {} refused",
+                st.twists, st.marker_feedback, st.refused
+            );
+        }
         println!(
             "p99 {:.1} us {} the {} {limit} us",
             r.joint_state.p99 * 1e6,

@@ -41,7 +41,7 @@ enum Command {
     /// Run the node on virtual servos in simulated time: a built-in
     /// figure-eight placed for the robot, commands from stdin or a target
     /// bag; no ROS, no hardware.
-    Sim(run::LoopArgs),
+    Sim(Box<run::LoopArgs>),
     /// Run the node without ROS on real servos (--config, --port) or
     /// virtual ones: commands as JSON lines on stdin, a target bag at its
     /// recorded timing, or the figure-eight.
@@ -117,7 +117,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(a) => check::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
-        Command::Sim(a) => run::sim(a),
+        Command::Sim(a) => run::sim(*a),
         Command::Run(a) => run::run(*a),
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(*a),

@@ -11,8 +11,8 @@ use arm_ik::node::settings::{
     AUTO_GRIPPER, BEND_KEYWORDS, GripperJoint, parse_bend, parse_clamps, parse_locks, parse_weights,
 };
 use arm_ik::node::{
-    GripperSettings, MotionSettings, NodeCore, NodeError, NodeSettings, SettingError,
-    SolverSettings,
+    GripperSettings, JogSettings, MotionSettings, NodeCore, NodeError, NodeSettings, SettingError,
+    SolverSettings, TwistFrame,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -164,6 +164,49 @@ pub struct NodeArgs {
     /// its command stalls and holds where it is.
     #[arg(long, default_value_t = GripperSettings::default().stall_load)]
     pub gripper_stall_load: f64,
+    #[command(flatten)]
+    pub jog: JogArgs,
+}
+
+/// How `{"type":"twist"}` input lines move the tip (the jog's ROS
+/// parameters).
+#[derive(Debug, clap::Args)]
+pub struct JogArgs {
+    /// Jog: top speed of the tip (m/s).
+    #[arg(long, default_value_t = JogSettings::default().linear_speed)]
+    pub jog_linear_speed: f64,
+    /// Jog: top turning speed of the tip (rad/s).
+    #[arg(long, default_value_t = JogSettings::default().angular_speed)]
+    pub jog_angular_speed: f64,
+    /// Jog: how fast the tip's speed may change (m/s^2).
+    #[arg(long, default_value_t = JogSettings::default().linear_acceleration)]
+    pub jog_linear_acceleration: f64,
+    /// Jog: how fast the tip's turning speed may change (rad/s^2).
+    #[arg(long, default_value_t = JogSettings::default().angular_acceleration)]
+    pub jog_angular_acceleration: f64,
+    /// Jog: a twist holds this long (s); then the tip slows to a stop.
+    #[arg(long, default_value_t = JogSettings::default().timeout)]
+    pub jog_timeout: f64,
+    /// Frame of twists that name none: tip or base.
+    #[arg(long, default_value = JogSettings::default().cmd_vel_frame.name(),
+          value_parser = PossibleValuesParser::new(TwistFrame::NAMES))]
+    pub cmd_vel_frame: String,
+}
+
+impl JogArgs {
+    /// The jog settings these flags give, checked.
+    pub fn settings(&self) -> Result<JogSettings, SettingError> {
+        let settings = JogSettings {
+            linear_speed: self.jog_linear_speed,
+            angular_speed: self.jog_angular_speed,
+            linear_acceleration: self.jog_linear_acceleration,
+            angular_acceleration: self.jog_angular_acceleration,
+            timeout: self.jog_timeout,
+            cmd_vel_frame: TwistFrame::parse("cmd_vel_frame", &self.cmd_vel_frame)?,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
 }
 
 impl NodeArgs {
@@ -197,6 +240,7 @@ impl NodeArgs {
         Ok(NodeSettings {
             solver: solver.settings().map_err(flag_error)?,
             motion: self.settings().map_err(flag_error)?,
+            jog: self.jog.settings().map_err(flag_error)?,
             gripper: self.gripper().map_err(flag_error)?,
         })
     }

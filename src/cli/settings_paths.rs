@@ -31,6 +31,7 @@ fn from_flags(argv: &[&str]) -> Result<NodeSettings, SettingError> {
     checked(NodeSettings {
         solver: flags.solver.settings()?,
         motion: flags.node.settings()?,
+        jog: flags.node.jog.settings()?,
         gripper: flags.node.gripper()?,
     })
 }
@@ -81,6 +82,12 @@ fn one_parameter_file_gives_the_same_settings_through_every_front_end() {
         ("max_acceleration", Double(5.0)),
         ("max_best_effort_error", Double(0.02)),
         ("max_target_age", Double(0.25)),
+        ("jog_linear_speed", Double(0.05)),
+        ("jog_angular_speed", Double(0.3)),
+        ("jog_linear_acceleration", Double(0.4)),
+        ("jog_angular_acceleration", Double(2.0)),
+        ("jog_timeout", Double(0.3)),
+        ("cmd_vel_frame", Text("base".into())),
     ])
     .unwrap();
     let file = from_file(&std::fs::read_to_string(FILE).unwrap()).unwrap();
@@ -103,6 +110,12 @@ fn one_parameter_file_gives_the_same_settings_through_every_front_end() {
         "--max-acceleration=5",
         "--max-best-effort-error=0.02",
         "--max-target-age=0.25",
+        "--jog-linear-speed=0.05",
+        "--jog-angular-speed=0.3",
+        "--jog-linear-acceleration=0.4",
+        "--jog-angular-acceleration=2",
+        "--jog-timeout=0.3",
+        "--cmd-vel-frame=base",
     ])
     .unwrap();
     assert_eq!(ros, file);
@@ -115,6 +128,8 @@ fn one_parameter_file_gives_the_same_settings_through_every_front_end() {
     assert_eq!(file.motion.max_velocity, Some(1.2));
     assert_ne!(file.solver.pitch, d.solver.pitch);
     assert_ne!(file.motion.max_target_age, d.motion.max_target_age);
+    assert_ne!(file.jog.cmd_vel_frame, d.jog.cmd_vel_frame);
+    assert_ne!(file.jog.timeout, d.jog.timeout);
     assert_eq!(
         file.solver_config(&arm()).unwrap(),
         cli.solver_config(&arm()).unwrap()
@@ -153,8 +168,14 @@ fn the_closest_mode_arrives_the_same_way_through_every_front_end() {
 
 #[test]
 fn a_bad_value_is_refused_the_same_way_by_every_front_end() {
-    let cases: [(&str, ParamValue, &str, &str); 4] = [
+    let cases: [(&str, ParamValue, &str, &str); 5] = [
         ("budget_ms", ParamValue::Double(0.0), "0.0", "--budget-ms=0"),
+        (
+            "jog_timeout",
+            ParamValue::Double(0.0),
+            "0.0",
+            "--jog-timeout=0",
+        ),
         ("rate_hz", ParamValue::Double(-1.0), "-1.0", "--rate=-1"),
         (
             "position_tolerance",

@@ -4,6 +4,8 @@
 //! through [`NodeCore::command`](super::NodeCore::command), so each front-end
 //! only converts its messages and the decisions stay in the core.
 
+use super::jog::TwistMsg;
+use super::marker::MarkerFeedback;
 use super::msg::{JointCommandMsg, TargetMsg};
 use super::status::RejectReason;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,10 @@ use serde::{Deserialize, Serialize};
 pub enum Command {
     /// A tip target: a pose, or a position when it has no orientation.
     Target(TargetMsg),
+    /// A velocity for the tip: jog (`target_twist`, `cmd_vel`).
+    Twist(TwistMsg),
+    /// What RViz says about the target marker: a drag.
+    MarkerFeedback(MarkerFeedback),
     /// A move in joint space to these positions (any subset of the joints
     /// the node moves). Naming a joint of the arm replaces the target being
     /// followed, as a new target replaces a joint command.
@@ -92,5 +98,33 @@ mod tests {
             );
             assert_eq!(serde_json::to_string(&want).unwrap(), line);
         }
+    }
+
+    /// What a stdin front-end reads for a jog and a drag.
+    #[test]
+    fn twists_and_marker_feedback_read_from_json() {
+        let c: Command =
+            serde_json::from_str(r#"{"type":"twist","frame_id":"base_link","linear":[0.05,0,0]}"#)
+                .unwrap();
+        assert_eq!(
+            c,
+            Command::Twist(TwistMsg::new("base_link", [0.05, 0.0, 0.0], [0.0; 3]))
+        );
+        let c: Command = serde_json::from_str(
+            r#"{"type":"marker_feedback","event":"pose_update","position":[0.2,0,0.1]}"#,
+        )
+        .unwrap();
+        let Command::MarkerFeedback(fb) = c else {
+            panic!("{c:?}");
+        };
+        assert_eq!(fb.event, super::super::marker::FeedbackEvent::PoseUpdate);
+        assert_eq!(
+            (fb.position, fb.orientation),
+            ([0.2, 0.0, 0.1], [0.0, 0.0, 0.0, 1.0])
+        );
+        let e = serde_json::from_str::<Command>(r#"{"type":"twist","linaer":[1,0,0]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("linaer"), "{e}");
     }
 }

@@ -9,6 +9,7 @@
 
 mod operate;
 mod retune;
+mod steering;
 
 use super::command::{Command, Refused};
 use super::gripper::{self, GripperStatus};
@@ -18,6 +19,7 @@ use super::msg::{JointState, TargetMsg, clip, stale_why};
 use super::poses::Poses;
 use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
+use super::steer::Steering;
 use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
@@ -88,6 +90,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     stalled: bool,
     gripper_load: Option<f64>,
     status: NodeStatus,
+    /// The jog and the target marker.
+    steering: Steering,
 }
 
 impl NodeCore<VirtualServo> {
@@ -134,6 +138,7 @@ impl<S: ServoOutput> NodeCore<S> {
         servo: S,
     ) -> Result<NodeCore<S>, NodeError> {
         let limits = config.axis_limits(chain)?;
+        let steering = Steering::new(chain, &common.modes);
         let gripper = config.gripper.resolve(chain)?;
         let solver_config = (solver.clone(), common.clone());
         let solver = Solver::new(chain, solver, common)?;
@@ -175,6 +180,7 @@ impl<S: ServoOutput> NodeCore<S> {
             stalled: false,
             gripper_load: None,
             status,
+            steering,
         })
     }
 
@@ -192,6 +198,25 @@ impl<S: ServoOutput> NodeCore<S> {
                     }),
                 };
             }
+            Command::Twist(msg) => {
+                let taken = self
+                    .moving_allowed()
+                    .and_then(|()| self.check_stamp(msg.stamp, now))
+                    .and_then(|()| {
+                        self.steering.twist(
+                            msg,
+                            &self.config.jog,
+                            self.motion.position(),
+                            now,
+                            &mut self.status.steering,
+                        )
+                    });
+                return self.steered(taken);
+            }
+            Command::MarkerFeedback(fb) => {
+                let taken = self.marker_feedback(fb, now);
+                return self.steered(taken);
+            }
             Command::JointCommand(msg) => self.joint_command(msg),
             Command::Gripper { position } => self.gripper_to(|_| *position),
             Command::OpenGripper => self.gripper_to(|g| g.open),
@@ -208,7 +233,6 @@ impl<S: ServoOutput> NodeCore<S> {
         };
         self.count(taken)
     }
-
     /// What exactly was wrong with the last refused input.
     fn last_rejection_why(&self) -> String {
         self.status
@@ -227,6 +251,7 @@ impl<S: ServoOutput> NodeCore<S> {
         match self.check(msg, now) {
             Ok(target) => {
                 self.status.targets.accepted += 1;
+                self.steering.release(&mut self.status.steering);
                 if self.pending.replace(Pending { target }).is_some() {
                     self.status.targets.superseded += 1;
                 }
@@ -250,17 +275,24 @@ impl<S: ServoOutput> NodeCore<S> {
                 format!("frame '{frame}' is not the base link '{base}'"),
             ));
         }
-        if !msg.stamp.is_finite() {
-            return Err((RejectReason::NotFinite, format!("stamp {}", msg.stamp)));
-        }
-        if msg.stamp != 0.0 && (now - msg.stamp).abs() > self.config.max_target_age {
-            let why = stale_why(msg.stamp, now, self.config.max_target_age);
-            return Err((RejectReason::Stale, why));
-        }
+        self.check_stamp(msg.stamp, now)?;
         Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
             IkError::NonFiniteTarget { .. } => (RejectReason::NotFinite, e.to_string()),
             _ => (RejectReason::Invalid, e.to_string()),
         })
+    }
+
+    /// Refuses a non-finite stamp, or one further than `max_target_age`
+    /// from the node clock; 0 means "now".
+    fn check_stamp(&self, stamp: f64, now: f64) -> Result<(), (RejectReason, String)> {
+        if !stamp.is_finite() {
+            return Err((RejectReason::NotFinite, format!("stamp {stamp}")));
+        }
+        if stamp != 0.0 && (now - stamp).abs() > self.config.max_target_age {
+            let why = stale_why(stamp, now, self.config.max_target_age);
+            return Err((RejectReason::Stale, why));
+        }
+        Ok(())
     }
 
     /// One control period at node time `now` (s): solves the latest target
@@ -303,7 +335,9 @@ impl<S: ServoOutput> NodeCore<S> {
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p));
             }
-            self.motion.step();
+            if !self.steer(now) {
+                self.motion.step();
+            }
             self.check_stall();
         }
         let q = self.motion.position();

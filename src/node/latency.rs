@@ -1,6 +1,7 @@
-//! How long the node takes to answer a new target: wall time from
-//! [`NodeCore::on_target`] through the [`NodeCore::tick`] that solves it to
-//! the servo command and the joint state. This is the latency the arm's
+//! How long the node takes to answer a new input: wall time from
+//! [`NodeCore::command`] (a target, a jog twist or a drag of the target
+//! marker, [`LatencyInput`]) through the [`NodeCore::tick`] that acts on it
+//! to the servo command and the joint state. This is the latency the arm's
 //! user feels (issue 4 asks for p99 <= 1 ms in simulation), measured on the
 //! real node code rather than on the solver alone, because the motion
 //! limiter, the servo output and the status bookkeeping are on the same
@@ -9,7 +10,10 @@
 //! `benches/node.rs` (criterion) and `arm_ik latency` (p50/p99/max) both
 //! drive a [`LatencyProbe`], so their figures measure the same thing.
 
+use super::command::Command;
 use super::core::{NodeCore, NodeError};
+use super::jog::TwistMsg;
+use super::marker::{FeedbackEvent, MarkerFeedback, pose_of};
 use super::msg::TargetMsg;
 use super::path::figure_eight;
 use super::settings::NodeConfig;
@@ -17,7 +21,47 @@ use super::status::TimeSummary;
 use crate::ik::{Common, SolverConfig};
 use crate::model::Chain;
 use crate::servo::{ServoOutput, VirtualServo};
+use serde::Serialize;
 use std::time::Instant;
+
+/// What the probe sends the node each tick, all along the figure-eight.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyInput {
+    /// A position target on the path (`target_point`): a full solve.
+    #[default]
+    Target,
+    /// A base-frame twist along the path's velocity (`cmd_vel`): a jog
+    /// step.
+    Twist,
+    /// Marker feedback dragging to the next point of the path
+    /// (`target_marker/feedback`, POSE_UPDATE): a drag step.
+    Marker,
+}
+
+impl LatencyInput {
+    pub const ALL: [LatencyInput; 3] = [
+        LatencyInput::Target,
+        LatencyInput::Twist,
+        LatencyInput::Marker,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LatencyInput::Target => "target",
+            LatencyInput::Twist => "twist",
+            LatencyInput::Marker => "marker",
+        }
+    }
+
+    /// By [`LatencyInput::name`]; the error lists the names.
+    pub fn parse(s: &str) -> Result<LatencyInput, String> {
+        LatencyInput::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| format!("'{s}' is not one of target, twist, marker"))
+    }
+}
 
 /// A servo output that notes when it was last commanded, so the time a
 /// servo frame leaves the node can be measured from outside the node
@@ -63,12 +107,12 @@ impl<S: ServoOutput> ServoOutput for TimedServo<S> {
     }
 }
 
-/// One target's trip through the node, wall time in seconds.
+/// One input's trip through the node, wall time in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatencySample {
-    /// From `on_target` to the servo command having been sent.
+    /// From `command` to the servo command having been sent.
     pub servo: f64,
-    /// From `on_target` to `tick` returning the joint state (the end of the
+    /// From `command` to `tick` returning the joint state (the end of the
     /// path: the state is what the node publishes).
     pub joint_state: f64,
 }
@@ -92,6 +136,9 @@ pub struct LatencyProbe {
     period: f64,
     base: String,
     k: u64,
+    input: LatencyInput,
+    /// The tip's orientation at the start: the dragged marker's.
+    grabbed: [f64; 4],
 }
 
 impl LatencyProbe {
@@ -118,28 +165,58 @@ impl LatencyProbe {
             .clone()
             .unwrap_or_else(|| chain.mid_configuration());
         let servo = TimedServo::new(VirtualServo::new(start));
+        let node = NodeCore::new(chain, solver, common, config, servo)?;
+        let grabbed = pose_of(&node.tip_pose()).1;
         Ok(LatencyProbe {
-            node: NodeCore::new(chain, solver, common, config, servo)?,
+            node,
             period,
             base: chain.base.clone(),
             k: 0,
+            input: LatencyInput::Target,
+            grabbed,
         })
     }
 
-    /// Sends the next target on the path and runs the tick that solves it.
-    /// Building the message is not timed: the clock starts when the target
-    /// arrives at the node.
+    /// The probe sending `input` instead of targets.
+    pub fn with_input(mut self, input: LatencyInput) -> LatencyProbe {
+        self.input = input;
+        self
+    }
+
+    /// The tick's input at node time `now`.
+    fn input_at(&self, now: f64) -> Command {
+        let p = figure_eight(now, self.period);
+        match self.input {
+            LatencyInput::Target => Command::Target(TargetMsg {
+                stamp: now,
+                frame_id: self.base.clone(),
+                position: p,
+                orientation: None,
+            }),
+            LatencyInput::Twist => {
+                let dt = 1.0 / self.node.config().rate_hz;
+                let next = figure_eight(now + dt, self.period);
+                let v = [0, 1, 2].map(|i| (next[i] - p[i]) / dt);
+                Command::Twist(TwistMsg::new(&self.base, v, [0.0; 3]))
+            }
+            LatencyInput::Marker => Command::MarkerFeedback(MarkerFeedback::new(
+                FeedbackEvent::PoseUpdate,
+                p,
+                self.grabbed,
+            )),
+        }
+    }
+
+    /// Sends the next input on the path and runs the tick that acts on
+    /// it. Building the message is not timed: the clock starts when the
+    /// input arrives at the node.
     pub fn step(&mut self) -> LatencySample {
         let now = self.k as f64 / self.node.config().rate_hz;
         self.k += 1;
-        let msg = TargetMsg {
-            stamp: now,
-            frame_id: self.base.clone(),
-            position: figure_eight(now, self.period),
-            orientation: None,
-        };
+        let cmd = self.input_at(now);
         let t0 = Instant::now();
-        self.node.on_target(&msg, now);
+        // A refusal is counted in the status, which the caller reports.
+        let _ = self.node.command(&cmd, now);
         let state = self.node.tick(now);
         let done = Instant::now();
         drop(state);
@@ -192,15 +269,7 @@ mod tests {
     /// tick, and the servo frame leaves before the joint state returns.
     #[test]
     fn every_target_is_solved_and_timed_in_order() {
-        let chain = Chain::from_urdf_str(ARM, None, None).unwrap();
-        let mut probe = LatencyProbe::new(
-            &chain,
-            SolverConfig::default_for(SolverKind::Jacobian),
-            Common::default(),
-            NodeConfig::default(),
-            LatencyProbe::DEFAULT_PERIOD,
-        )
-        .unwrap();
+        let mut probe = probe(LatencyInput::Target);
         for _ in 0..20 {
             let s = probe.step();
             assert!(0.0 < s.servo && s.servo <= s.joint_state, "{s:?}");
@@ -211,6 +280,36 @@ mod tests {
         let t = probe.node().status().targets;
         assert_eq!((t.received, t.solved, t.superseded), (75, 75, 0));
         assert_eq!(t.reached, 75);
+    }
+
+    fn probe(input: LatencyInput) -> LatencyProbe {
+        let chain = Chain::from_urdf_str(ARM, None, None).unwrap();
+        LatencyProbe::new(
+            &chain,
+            SolverConfig::default_for(SolverKind::Jacobian),
+            Common::default(),
+            NodeConfig::default(),
+            LatencyProbe::DEFAULT_PERIOD,
+        )
+        .unwrap()
+        .with_input(input)
+    }
+
+    /// Twists jog and marker feedback drags on every tick, none refused.
+    #[test]
+    fn twists_and_marker_feedback_are_timed_through_the_tick() {
+        for input in [LatencyInput::Twist, LatencyInput::Marker] {
+            let mut probe = probe(input);
+            let r = probe.measure(5, 50);
+            assert_eq!(r.servo.count, 50);
+            let st = &probe.node().status().steering;
+            assert_eq!(st.refused, 0, "{input:?}");
+            assert_eq!(st.twists + st.marker_feedback, 55, "{input:?}");
+            assert_ne!(st.mode, crate::node::SteerMode::Idle, "{input:?}");
+            assert_eq!(probe.node().status().targets.solved, 0);
+        }
+        assert_eq!(LatencyInput::parse("marker"), Ok(LatencyInput::Marker));
+        assert!(LatencyInput::parse("mouse").unwrap_err().contains("twist"));
     }
 
     #[test]

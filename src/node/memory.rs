@@ -1,11 +1,12 @@
 //! An in-memory transport: what the tests (and anything else without ROS)
 //! use in place of topics. Commands queue up until the next tick, joint
-//! states queue up until drained; both queues are bounded and drop their
-//! oldest entry when full, so a flood of targets or a reader that never
-//! drains cannot grow memory.
+//! states and target-marker updates queue up until drained; every queue is
+//! bounded and drops its oldest entry when full, so a flood of targets or
+//! a reader that never drains cannot grow memory.
 
 use super::command::Command;
 use super::core::NodeCore;
+use super::marker::MarkerUpdate;
 use super::msg::{JointState, TargetMsg};
 use crate::servo::{ServoOutput, VirtualServo};
 use std::collections::VecDeque;
@@ -15,6 +16,7 @@ pub struct MemoryNode<S: ServoOutput = VirtualServo> {
     core: NodeCore<S>,
     inbox: VecDeque<Command>,
     outbox: VecDeque<JointState>,
+    markers: VecDeque<MarkerUpdate>,
     capacity: usize,
     /// Commands dropped because the inbox was full (the newest are kept).
     pub dropped_targets: u64,
@@ -31,6 +33,7 @@ impl<S: ServoOutput> MemoryNode<S> {
             core,
             inbox: VecDeque::new(),
             outbox: VecDeque::new(),
+            markers: VecDeque::new(),
             capacity: Self::CAPACITY,
             dropped_targets: 0,
             dropped_states: 0,
@@ -51,8 +54,8 @@ impl<S: ServoOutput> MemoryNode<S> {
         self.inbox.push_back(cmd);
     }
 
-    /// Delivers the queued targets at `now`, runs one tick and queues its
-    /// joint state.
+    /// Delivers the queued commands at `now`, runs one tick and queues its
+    /// joint state and target-marker update.
     pub fn tick(&mut self, now: f64) {
         while let Some(cmd) = self.inbox.pop_front() {
             // A refusal is counted in the core's status.
@@ -64,6 +67,18 @@ impl<S: ServoOutput> MemoryNode<S> {
             self.dropped_states += 1;
         }
         self.outbox.push_back(js);
+        if let Some(u) = self.core.marker_update(now) {
+            if self.markers.len() >= self.capacity {
+                self.markers.pop_front();
+            }
+            self.markers.push_back(u);
+        }
+    }
+
+    /// Takes every target-marker update (`~/target_marker/update`) since
+    /// the last drain, oldest first.
+    pub fn drain_marker_updates(&mut self) -> Vec<MarkerUpdate> {
+        self.markers.drain(..).collect()
     }
 
     /// Takes every joint state published since the last drain, oldest first.

@@ -14,13 +14,19 @@
 //! [`report`] is the diagnostics,
 //! both decided here so the ROS adapter (`crate::ros`, feature `ros2`) only
 //! converts messages.
-//! [`LatencyProbe`] times the path from a new target to the servo command.
+//! Twists and target-marker drags steer the tip by hand ([`steer`]): the
+//! jog ([`jog`]) and the marker ([`marker`]) hand a moving target to a
+//! local follower ([`follow`]) instead of the solver.
+//! [`LatencyProbe`] times the path from a new input to the servo command.
 
 pub mod command;
 pub mod core;
+pub mod follow;
 pub mod gripper;
+pub mod jog;
 pub mod joints;
 pub mod latency;
+pub mod marker;
 pub mod memory;
 pub mod motion;
 pub mod msg;
@@ -30,12 +36,15 @@ pub mod poses;
 pub mod report;
 pub mod settings;
 pub mod status;
+pub mod steer;
 
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
 pub use gripper::GripperStatus;
+pub use jog::TwistMsg;
 pub use joints::JointLayout;
-pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
+pub use latency::{LatencyInput, LatencyProbe, LatencyReport, LatencySample, TimedServo};
+pub use marker::{FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointCommandMsg, JointState, TargetMsg};
@@ -47,8 +56,10 @@ pub use path::{FigureEight, figure_eight};
 pub use poses::{PoseError, PoseFile, Poses};
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{
-    GripperSettings, MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings,
+    GripperSettings, JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError,
+    SolverSettings, TwistFrame,
 };
 pub use status::{
-    CommandCounters, NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary,
+    CommandCounters, NodeStatus, RejectReason, SolveOutcome, SteerMode, SteerStatus,
+    TargetCounters, TimeStats, TimeSummary,
 };

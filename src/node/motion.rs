@@ -183,6 +183,55 @@ impl MotionLimiter {
         }
     }
 
+    /// Advances one period toward a goal that moves every tick (jogging,
+    /// dragging a marker), instead of [`MotionLimiter::set_goal`] and
+    /// [`MotionLimiter::step`].
+    ///
+    /// `step` plans to stop at the goal every tick, so a goal that keeps
+    /// moving is followed at a growing distance, and time-synchronisation
+    /// bends the path. Here each joint lands exactly on its goal whenever
+    /// that keeps its velocity and acceleration limits (a goal moving
+    /// within them is followed with no lag); otherwise it moves at the
+    /// goal's own velocity plus what still lets it stop relative to the
+    /// goal, within the same hard bounds as `step` (speed, acceleration,
+    /// stopping before the position limits). No synchronisation: each
+    /// joint keeps to its own goal path, which is already coordinated.
+    pub fn track(&mut self, goal: &[f64]) {
+        let dt = self.dt;
+        for (i, l) in self.limits.iter().enumerate() {
+            let (q, v) = (self.q[i], self.v[i]);
+            let g = if goal[i].is_finite() {
+                goal[i].clamp(l.lower, l.upper)
+            } else {
+                self.goal[i]
+            };
+            let w = (g - self.goal[i]) / dt;
+            self.goal[i] = g;
+            let (a, vmax) = (l.acceleration, l.velocity);
+            let d = g - q;
+            let land = d / dt;
+            let hard = |x: f64| {
+                x.min(brake_speed(l.upper - q, a, dt))
+                    .max(-brake_speed(q - l.lower, a, dt))
+                    .clamp(-vmax, vmax)
+                    .min(v + a * dt)
+                    .max(v - a * dt)
+            };
+            let new_v = if hard(land) == land {
+                land
+            } else {
+                let sgn = if d < 0.0 { -1.0 } else { 1.0 };
+                hard(w + sgn * brake_speed(d.abs(), a, dt))
+            };
+            self.q[i] = if new_v == land {
+                g
+            } else {
+                (q + new_v * dt).clamp(l.lower, l.upper)
+            };
+            self.v[i] = new_v;
+        }
+    }
+
     /// Rest-to-rest time of joint `i` to its goal at full limits: the pace
     /// used for time-synchronisation.
     fn move_time(&self, i: usize) -> f64 {
@@ -337,6 +386,53 @@ mod tests {
             }
         }
         panic!("never settled");
+    }
+
+    #[test]
+    fn a_goal_moving_within_the_limits_is_tracked_without_lag() {
+        let mut m = MotionLimiter::new(0.02, arm(2), &[0.0, 0.0], true);
+        // Speeds up at 4 rad/s^2 to 1 rad/s, then back to rest.
+        let (mut g, mut w) = ([0.0, 0.0], 0.0_f64);
+        for k in 0..150 {
+            w = if k < 50 {
+                (w + 0.08).min(1.0)
+            } else {
+                (w - 0.08).max(0.0)
+            };
+            g[0] += w * 0.02;
+            g[1] -= 0.5 * w * 0.02;
+            m.track(&g);
+            assert_eq!(m.position(), &g, "tick {k}");
+        }
+    }
+
+    #[test]
+    fn a_jumping_goal_is_tracked_within_every_limit() {
+        let mut m = MotionLimiter::new(0.02, arm(2), &[0.0, 0.0], false);
+        let dt = m.period();
+        let mut prev_v = [0.0, 0.0];
+        for k in 0..400 {
+            let g = if (k / 60) % 2 == 0 {
+                [1.4, -1.4]
+            } else {
+                [-0.3, 1.6]
+            };
+            let q0 = m.position().to_vec();
+            m.track(&g);
+            for i in 0..2 {
+                let v = (m.position()[i] - q0[i]) / dt;
+                assert!(v.abs() <= 2.0 + 1e-9, "tick {k}: v {v}");
+                assert!((v - prev_v[i]).abs() <= 8.0 * dt + 1e-9, "tick {k}: a");
+                assert!(m.position()[i].abs() <= 1.5);
+                prev_v[i] = v;
+            }
+        }
+        // Then it settles on the last goal.
+        for _ in 0..100 {
+            m.track(&[0.2, 0.2]);
+        }
+        assert_eq!(m.position(), &[0.2, 0.2]);
+        assert!(m.is_settled());
     }
 
     #[test]

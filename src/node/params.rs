@@ -22,7 +22,10 @@ pub use file::ParamFileError;
 pub use live::{LiveError, LiveParams};
 pub use table::{ParamError, ParamInfo, ParamSpec, ParamType, ParamValue};
 
-use super::settings::{BEND_KEYWORDS, GripperSettings, MotionSettings, SolverSettings, bend_name};
+use super::settings::{
+    BEND_KEYWORDS, GripperSettings, JogSettings, MotionSettings, SolverSettings, TwistFrame,
+    bend_name,
+};
 use crate::ik::SolverKind;
 use crate::servo::registry;
 use std::path::PathBuf;
@@ -34,6 +37,14 @@ fn solver() -> SolverSettings {
 
 fn motion() -> MotionSettings {
     MotionSettings::default()
+}
+
+fn jog() -> JogSettings {
+    JogSettings::default()
+}
+
+fn twist_frames() -> Vec<&'static str> {
+    TwistFrame::NAMES.to_vec()
 }
 
 fn gripper() -> GripperSettings {
@@ -111,6 +122,18 @@ declare_params! {
         max_best_effort_error: f64 = motion().max_best_effort_error, live: true;
         /// Targets stamped further than this from the node clock are rejected as stale (s).
         max_target_age: f64 = motion().max_target_age, live: true;
+        /// Jog: top speed of the tip (m/s); faster twists are scaled down to it.
+        jog_linear_speed: f64 = jog().linear_speed, live: true;
+        /// Jog: top turning speed of the tip (rad/s).
+        jog_angular_speed: f64 = jog().angular_speed, live: true;
+        /// Jog: how fast the tip's speed may change (m/s^2).
+        jog_linear_acceleration: f64 = jog().linear_acceleration, live: true;
+        /// Jog: how fast the tip's turning speed may change (rad/s^2).
+        jog_angular_acceleration: f64 = jog().angular_acceleration, live: true;
+        /// Jog: a twist holds this long (s); then the tip slows to a stop.
+        jog_timeout: f64 = jog().timeout, live: true;
+        /// Jog: the frame of cmd_vel twists (and of target_twist with an empty frame_id).
+        cmd_vel_frame: String = jog().cmd_vel_frame.name().to_owned(), live: true, allowed: twist_frames;
         /// Servo calibration and link file (YAML, e.g. config/servos_pwm.yaml); needed when sim is false.
         servo_config: String = String::new(), live: false;
         /// Drive virtual servos instead of hardware.

@@ -2,6 +2,7 @@
 //! loop rate and solve times. Everything here has a fixed size, so a node
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
+use super::follow::Hold;
 use super::gripper::GripperStatus;
 use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
@@ -330,6 +331,37 @@ fn last_solve<Ser: serde::Serializer>(
     }
 }
 
+/// What moves the tip besides targets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SteerMode {
+    /// Targets (or nothing) move the arm.
+    #[default]
+    Idle,
+    /// Twists: the jog.
+    Jog,
+    /// The target marker, dragged or just let go.
+    Drag,
+}
+
+/// The jog and the target marker: what they are doing, what came in, and
+/// what held the tip back.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SteerStatus {
+    pub mode: SteerMode,
+    /// Twists taken in.
+    pub twists: u64,
+    /// Marker feedback messages taken in.
+    pub marker_feedback: u64,
+    /// Twists and feedback refused (the reason is `last_rejection`).
+    pub refused: u64,
+    /// What keeps the tip from the jog or drag target now, if anything.
+    pub hold: Option<Hold>,
+    /// Said once, when an arm with fewer than 6 joints is asked to turn
+    /// the tip in a way it cannot.
+    pub note: Option<String>,
+}
+
 /// The node's state as a user or a diagnostics topic sees it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
@@ -368,6 +400,8 @@ pub struct NodeStatus {
     pub ticks: u64,
     /// Measured on the node clock passed to `tick`.
     pub loop_rate_hz: f64,
+    /// The jog and the target marker.
+    pub steering: SteerStatus,
     /// Wall time of the solves.
     #[serde(skip)]
     pub solve_time: TimeStats,
@@ -396,6 +430,7 @@ impl NodeStatus {
             servo_lag: 0.0,
             ticks: 0,
             loop_rate_hz: 0.0,
+            steering: SteerStatus::default(),
             solve_time: TimeStats::default(),
             tick_time: TimeStats::default(),
         }

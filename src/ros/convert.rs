@@ -10,6 +10,12 @@
 //! compile on one of them: [`markers`] fills a template the caller makes
 //! with `Marker::default()` on a real ROS install.
 
+pub mod interactive;
+pub mod twist;
+
+pub use interactive::{marker_feedback, marker_snapshot, marker_update};
+pub use twist::{twist_from_cmd_vel, twist_from_stamped};
+
 use crate::ik::Target;
 use crate::model::Transform;
 use crate::node::{Command, Health, JointCommandMsg, JointState, Level, Refused, TargetMsg};

@@ -9,7 +9,9 @@ pub mod feetech;
 pub mod firmware;
 pub mod pulses;
 
+use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
+use arm_ik::node::{MemoryNode, NodeConfig, NodeCore, TargetMsg};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -212,4 +214,30 @@ pub fn arm_with_gripper() -> Chain {
         "no gripper joint off the chain"
     );
     chain
+}
+
+/// The project arm's node at the default rate, after 6 s holding the tip
+/// at (0.15, 0, 0.15) m, in front of the arm with room all around (the
+/// jog and marker tests start there). Returns the node, its period and
+/// the next tick's number.
+pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let config = NodeConfig::default();
+    let dt = 1.0 / config.rate_hz;
+    let core = NodeCore::with_virtual_servos(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        config,
+    )
+    .unwrap();
+    let mut node = MemoryNode::new(core);
+    node.push_target(TargetMsg::position([0.15, 0.0, 0.15]));
+    let ticks = 300;
+    for k in 0..ticks {
+        node.tick(k as f64 * dt);
+    }
+    assert!(node.core().motion().is_settled());
+    node.drain_joint_states();
+    (node, dt, ticks)
 }

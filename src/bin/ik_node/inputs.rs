@@ -7,9 +7,10 @@ use arm_ik::node::{Command, Refused};
 use arm_ik::ros::convert;
 use futures::stream::{BoxStream, SelectAll, StreamExt, select_all};
 use r2r::QosProfile;
-use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
+use r2r::geometry_msgs::msg::{PointStamped, PoseStamped, Twist, TwistStamped};
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::Float64;
+use r2r::visualization_msgs::msg::InteractiveMarkerFeedback;
 
 /// Sends a service's reply, given what the core made of its command.
 pub type Reply = Box<dyn FnOnce(&Result<(), Refused>) -> anyhow::Result<()> + Send>;
@@ -58,6 +59,15 @@ impl Inputs {
             })?,
             subscribe::<Float64>(node, "~/gripper", convert::gripper_command)?,
             subscribe::<JointState>(node, "~/joint_command", convert::joint_command)?,
+            subscribe::<TwistStamped>(node, "~/target_twist", |m| {
+                Command::Twist(convert::twist_from_stamped(m))
+            })?,
+            subscribe::<Twist>(node, "~/cmd_vel", |m| {
+                Command::Twist(convert::twist_from_cmd_vel(m))
+            })?,
+            subscribe::<InteractiveMarkerFeedback>(node, "~/target_marker/feedback", |m| {
+                Command::MarkerFeedback(convert::marker_feedback(m))
+            })?,
         ];
         Ok(Inputs {
             stream: select_all(streams),

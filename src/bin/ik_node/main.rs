@@ -1,9 +1,11 @@
 //! `ik_node`: the ROS 2 node around the node core (feature `ros2`).
 //!
 //! Wiring only: parameters in (and changed live, [`tuning`]),
-//! `target_pose` / `target_point`, `~/gripper`, `~/joint_command` and the
-//! Trigger services ([`services`], where std_srvs is built) in,
-//! `joint_states`, `/diagnostics` and `~/markers` out. Every decision
+//! `target_pose` / `target_point`, `~/gripper`, `~/joint_command`, the
+//! jog's `~/target_twist` / `~/cmd_vel`, the target marker's feedback and
+//! the Trigger services ([`services`], where std_srvs is built) in,
+//! `joint_states`, `/diagnostics`, `~/markers` and the target marker's
+//! updates out, and the marker's `get_interactive_markers` service. Every decision
 //! (target checks, solving, motion limits, health) is made by
 //! `arm_ik::node`; the conversions are `arm_ik::ros::convert`.
 //!
@@ -22,8 +24,10 @@ mod tuning;
 
 use anyhow::Context as _;
 use arm_ik::node::{NodeCore, NodeParams, PoseFile};
+use arm_ik::ros::convert;
 use arm_ik::run;
 use arm_ik::servo::Output;
+use futures::StreamExt;
 use inputs::Inputs;
 use outputs::Outputs;
 use r2r::Clock;
@@ -42,6 +46,15 @@ const NODE_NAME: &str = "ik_node";
 const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
 /// Markers are for eyes: 10 Hz is smooth in RViz and cheap on the wire.
 const MARKER_PERIOD: Duration = Duration::from_millis(100);
+/// The target marker's interactive-marker namespace (RViz's
+/// InteractiveMarkers display takes `/ik_node/target_marker`).
+const TARGET_MARKER_NS: &str = "~/target_marker";
+
+/// Requests to the target marker's `get_interactive_markers` service.
+type MarkerRequests = futures::stream::BoxStream<
+    'static,
+    r2r::ServiceRequest<r2r::visualization_msgs::srv::GetInteractiveMarkers::Service>,
+>;
 
 fn main() -> ExitCode {
     // One thread is enough: the node core is the only real work and the
@@ -112,7 +125,13 @@ async fn run() -> anyhow::Result<()> {
         );
     }
     let description = Description::subscribe(&mut node, &p)?;
-    let outputs = Outputs::create(&mut node, &log)?;
+    let outputs = Outputs::create(&mut node, &log, TARGET_MARKER_NS)?;
+    let marker_requests: MarkerRequests = node
+        .create_service(
+            &format!("{TARGET_MARKER_NS}/get_interactive_markers"),
+            r2r::QosProfile::default(),
+        )?
+        .boxed();
     let clock = node.get_ros_clock();
     let _spinner = Spinner::start(node)?;
 
@@ -141,6 +160,7 @@ async fn run() -> anyhow::Result<()> {
         inputs,
         tuning,
         outputs,
+        marker_requests,
         clock,
         log,
     };
@@ -164,6 +184,7 @@ struct Running {
     inputs: Inputs,
     tuning: Tuning,
     outputs: Outputs,
+    marker_requests: MarkerRequests,
     clock: Arc<Mutex<Clock>>,
     log: String,
 }
@@ -200,6 +221,18 @@ impl Running {
                     let now = ros_now(&self.clock);
                     let tick = self.core.tick(now.as_secs_f64());
                     self.outputs.joint_state(&tick.joint_state, now);
+                    if let Some(u) = self.core.marker_update(now.as_secs_f64()) {
+                        self.outputs.target_marker(&u);
+                    }
+                    if let Some(notice) = self.core.take_notice() {
+                        r2r::log_info!(&self.log, "{notice}");
+                    }
+                }
+                Some(request) = self.marker_requests.next() => {
+                    let answer = convert::marker_snapshot(&self.core.marker_snapshot());
+                    if let Err(e) = request.respond(answer) {
+                        r2r::log_warn!(&self.log, "get_interactive_markers not answered: {e}");
+                    }
                 }
                 _ = diagnostics.tick() => {
                     let now = ros_now(&self.clock);

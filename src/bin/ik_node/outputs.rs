@@ -1,13 +1,14 @@
 //! What the node publishes: the joint states every tick, the diagnostics
-//! once a second and the RViz markers ten times a second, each converted
-//! from the core's state by `arm_ik::ros::convert`.
+//! once a second, the RViz markers ten times a second and the target
+//! marker's interactive-marker updates when the core has one, each
+//! converted from the core's state by `arm_ik::ros::convert`.
 
 use super::spin::stamp;
-use arm_ik::node::{HealthMonitor, JointState, NodeCore, report};
+use arm_ik::node::{HealthMonitor, JointState, MarkerUpdate, NodeCore, report};
 use arm_ik::ros::convert;
 use arm_ik::servo::ServoOutput;
 use r2r::QosProfile;
-use r2r::visualization_msgs::msg::Marker;
+use r2r::visualization_msgs::msg::{InteractiveMarkerUpdate, Marker};
 use std::time::Duration;
 
 /// The node's publishers and what they need between messages.
@@ -16,12 +17,16 @@ pub struct Outputs {
     diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     marker_template: Marker,
+    target_marker: r2r::Publisher<InteractiveMarkerUpdate>,
+    /// `server_id` of the target marker's updates.
+    server_id: String,
     health: HealthMonitor,
     log: String,
 }
 
 impl Outputs {
-    pub fn create(node: &mut r2r::Node, log: &str) -> anyhow::Result<Outputs> {
+    /// The publishers; the target marker's on `<marker_ns>/update`.
+    pub fn create(node: &mut r2r::Node, log: &str, marker_ns: &str) -> anyhow::Result<Outputs> {
         let qos = QosProfile::default;
         Ok(Outputs {
             joints: node.create_publisher("joint_states", qos())?,
@@ -29,6 +34,12 @@ impl Outputs {
             markers: node.create_publisher("~/markers", qos())?,
             // Real ROS builds make the template here; see convert::markers.
             marker_template: Marker::default(),
+            target_marker: node.create_publisher(&format!("{marker_ns}/update"), qos())?,
+            server_id: format!(
+                "{}/{}",
+                node.fully_qualified_name()?,
+                marker_ns.trim_start_matches("~/")
+            ),
             health: HealthMonitor::new(),
             log: log.to_string(),
         })
@@ -62,5 +73,11 @@ impl Outputs {
             &core.tip_pose(),
         );
         self.warn_on("markers", self.markers.publish(&msg));
+    }
+
+    /// One target-marker update (`<ns>/update`).
+    pub fn target_marker(&self, u: &MarkerUpdate) {
+        let msg = convert::marker_update(u, &self.server_id);
+        self.warn_on("target_marker/update", self.target_marker.publish(&msg));
     }
 }

@@ -356,9 +356,16 @@ impl Search {
 }
 
 /// True when the target position lies farther from the first joint than
-/// the chain can stretch (sum of the distances between successive joints and
-/// the tip, an upper bound of the reach).
+/// the chain can stretch ([`reach`]).
 pub fn beyond_reach(chain: &Chain, target: &Target) -> bool {
+    let first = chain.joints[0].origin.translation.vector;
+    (target.position - first).norm() > reach(chain) * (1.0 + 1e-9) + 1e-9
+}
+
+/// How far the tip can get from the first joint (m): the sum of the
+/// distances between successive joints and to the tip, plus every
+/// prismatic joint's travel; an upper bound of the reach.
+pub fn reach(chain: &Chain) -> f64 {
     let mut t = Transform::identity();
     let mut reach = 0.0;
     let mut prev: Option<nalgebra::Vector3<f64>> = None;
@@ -374,7 +381,5 @@ pub fn beyond_reach(chain: &Chain, target: &Target) -> bool {
             prismatic += j.limits.lower.abs().max(j.limits.upper.abs());
         }
     }
-    let first = chain.joints[0].origin.translation.vector;
-    reach += chain.tip_offset.translation.vector.norm() + prismatic;
-    (target.position - first).norm() > reach * (1.0 + 1e-9) + 1e-9
+    reach + chain.tip_offset.translation.vector.norm() + prismatic
 }

@@ -69,6 +69,7 @@ impl<S: ServoOutput> NodeCore<S> {
                 self.pending = None;
                 self.active = None;
                 self.status.holding = false;
+                self.steering.release(&mut self.status.steering);
             }
             if Some(axis) == gripper {
                 self.stalled = false;
@@ -164,6 +165,7 @@ impl<S: ServoOutput> NodeCore<S> {
         self.relaxed = true;
         self.servo.relax();
         self.pending = None;
+        self.steering.release(&mut self.status.steering);
         self.early_goals.clear();
         self.active = None;
         self.stalled = false;

@@ -78,6 +78,8 @@ impl<S: ServoOutput> NodeCore<S> {
     /// Switches to checked settings, keeping the arm where it is.
     pub(super) fn apply(&mut self, r: Retune) {
         if let Some((solver, config, common)) = r.solver {
+            // The jog and drag keep the new locks and clamps too.
+            self.steering.set_modes(solver.chain(), &common.modes);
             self.status.solver = solver.kind();
             self.solver = solver;
             self.solver_config = (config, common);

@@ -3,9 +3,9 @@
 
 use super::NodeParams;
 use crate::node::settings::{
-    GripperJoint, GripperSettings, MotionSettings, NodeSettings, SettingError, SolverSettings,
-    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position, parse_solver,
-    parse_weights,
+    GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
+    SolverSettings, TwistFrame, parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position,
+    parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -46,6 +46,14 @@ impl NodeParams {
                 max_acceleration: self.max_acceleration,
                 max_best_effort_error: self.max_best_effort_error,
                 max_target_age: self.max_target_age,
+            },
+            jog: JogSettings {
+                linear_speed: self.jog_linear_speed,
+                angular_speed: self.jog_angular_speed,
+                linear_acceleration: self.jog_linear_acceleration,
+                angular_acceleration: self.jog_angular_acceleration,
+                timeout: self.jog_timeout,
+                cmd_vel_frame: TwistFrame::parse("cmd_vel_frame", &self.cmd_vel_frame)?,
             },
             gripper: GripperSettings {
                 joint: GripperJoint::parse(&self.gripper_joint),
@@ -226,6 +234,27 @@ mod tests {
                     ..d()
                 },
                 "max_target_age",
+            ),
+            (
+                NodeParams {
+                    jog_linear_speed: 0.0,
+                    ..d()
+                },
+                "jog_linear_speed",
+            ),
+            (
+                NodeParams {
+                    jog_timeout: -0.2,
+                    ..d()
+                },
+                "jog_timeout",
+            ),
+            (
+                NodeParams {
+                    cmd_vel_frame: "world".into(),
+                    ..d()
+                },
+                "cmd_vel_frame",
             ),
             (
                 NodeParams {

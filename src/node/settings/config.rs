@@ -3,7 +3,7 @@
 //! Below the core, so the core and the settings it is built from share one
 //! set of checks.
 
-use super::{GripperSettings, SettingError, non_negative, positive};
+use super::{GripperSettings, JogSettings, SettingError, non_negative, positive};
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -37,6 +37,8 @@ pub struct NodeConfig {
     pub initial: Option<Vec<f64>>,
     /// Slow the early joints so all arrive together.
     pub synchronise: bool,
+    /// How twists move the tip.
+    pub jog: JogSettings,
     /// Which joint is the gripper, and its positions.
     pub gripper: GripperSettings,
 }
@@ -53,6 +55,7 @@ impl Default for NodeConfig {
             max_target_age: 0.5,
             initial: None,
             synchronise: true,
+            jog: JogSettings::default(),
             gripper: GripperSettings::default(),
         }
     }
@@ -70,6 +73,7 @@ impl NodeConfig {
         positive("default_acceleration", self.default_acceleration)?;
         positive("max_target_age", self.max_target_age)?;
         non_negative("max_best_effort_error", self.max_best_effort_error)?;
+        self.jog.validate()?;
         for (name, v) in [
             ("max_velocity", &self.max_velocity),
             ("max_acceleration", &self.max_acceleration),

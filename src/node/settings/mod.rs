@@ -5,8 +5,9 @@
 //! `replay --config` reads all convert into these types, so a value is
 //! defaulted, checked and turned into solver and motion options in one
 //! place: [`SolverSettings`] (which solver, its options, per-joint locks
-//! and clamps) and [`MotionSettings`] (control rate and motion limits),
-//! held together by [`NodeSettings`].
+//! and clamps), [`MotionSettings`] (control rate and motion limits) and
+//! [`JogSettings`] (how twists move the tip), held together by
+//! [`NodeSettings`].
 //!
 //! A refused value is a [`SettingError`] naming the setting by its
 //! canonical name, the ROS parameter's (`budget_ms`); each front-end shows
@@ -14,12 +15,14 @@
 
 mod config;
 mod gripper;
+mod jog;
 mod motion;
 mod solver;
 mod text;
 
 pub use config::NodeConfig;
 pub use gripper::{AUTO_GRIPPER, Gripper, GripperJoint, GripperSettings, parse_position};
+pub use jog::{JogSettings, TwistFrame};
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
@@ -78,11 +81,12 @@ pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingErr
 }
 
 /// Everything the node core is built from besides the robot and the servo
-/// output: the solver, the motion and the gripper.
+/// output: the solver, the motion, the jog and the gripper.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeSettings {
     pub solver: SolverSettings,
     pub motion: MotionSettings,
+    pub jog: JogSettings,
     pub gripper: GripperSettings,
 }
 
@@ -91,6 +95,7 @@ impl NodeSettings {
     pub fn validate(&self) -> Result<(), SettingError> {
         self.solver.validate()?;
         self.motion.validate()?;
+        self.jog.validate()?;
         self.gripper.validate()
     }
 
@@ -101,11 +106,13 @@ impl NodeSettings {
     }
 
     /// The node core's settings on `chain`: the motion's (see
-    /// [`MotionSettings::node_config`]) and the gripper, checked against
-    /// the robot.
+    /// [`MotionSettings::node_config`]), the jog's and the gripper,
+    /// checked against the robot.
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
+        self.jog.validate()?;
         self.gripper.resolve(chain)?;
         Ok(NodeConfig {
+            jog: self.jog.clone(),
             gripper: self.gripper.clone(),
             ..self.motion.node_config(chain)?
         })

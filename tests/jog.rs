@@ -1,0 +1,222 @@
+//! Jogging the project arm with twists, through the in-memory transport:
+//! what `~/target_twist` and `~/cmd_vel` (teleop_twist_keyboard,
+//! teleop_twist_joy) do to the arm.
+
+mod common;
+
+use arm_ik::node::follow::Hold;
+use arm_ik::node::{Command, JogSettings, MemoryNode, RejectReason, SteerMode, TwistMsg};
+use nalgebra::Vector3;
+
+fn twist(frame: &str, linear: [f64; 3], angular: [f64; 3]) -> Command {
+    Command::Twist(TwistMsg::new(frame, linear, angular))
+}
+
+fn base_twist(linear: [f64; 3]) -> Command {
+    twist("base_link", linear, [0.0; 3])
+}
+
+fn tip(node: &MemoryNode) -> Vector3<f64> {
+    node.core().tip_pose().translation.vector
+}
+
+#[test]
+fn a_jog_along_base_x_for_two_seconds_moves_the_tip_ten_centimetres_on_a_line() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let start = tip(&node);
+    let mut off_axis: f64 = 0.0;
+    // 0.05 m/s for 2 s, then the key is let go (teleop sends a zero twist).
+    let ticks = (2.0 / dt).round() as u64;
+    for i in 0..ticks + 100 {
+        if i < ticks {
+            node.push_command(base_twist([0.05, 0.0, 0.0]));
+        } else if i == ticks {
+            node.push_command(base_twist([0.0; 3]));
+        }
+        node.tick(k as f64 * dt);
+        k += 1;
+        let d = tip(&node) - start;
+        off_axis = off_axis.max(d.y.hypot(d.z));
+    }
+    let moved = (tip(&node) - start).x;
+    assert!((moved - 0.10).abs() <= 0.005, "moved {moved} m along x");
+    assert!(off_axis <= 0.002, "{off_axis} m off the x axis");
+    let st = &node.core().status().steering;
+    assert_eq!(st.twists, ticks + 1);
+    assert_eq!(st.mode, SteerMode::Idle, "stopped and handed back");
+}
+
+#[test]
+fn a_jog_into_a_joint_limit_stops_at_the_limit() {
+    // Turning the tool about its own axis is the wrist roll alone.
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let roll = 4;
+    let upper = node.core().chain().joints[roll].limits.upper;
+    let start = tip(&node);
+    let mut held_at_limit = false;
+    let mut top = f64::NEG_INFINITY;
+    for _ in 0..(6.0 / dt) as u64 {
+        node.push_command(twist("tool", [0.0; 3], [0.0, 0.0, 0.5]));
+        node.tick(k as f64 * dt);
+        k += 1;
+        let q = node.core().motion().position()[roll];
+        assert!(q <= upper, "wrist roll {q} past its limit {upper}");
+        top = top.max(q);
+        held_at_limit |= node.core().status().steering.hold.is_some();
+    }
+    assert!(top >= upper - 1e-9, "stopped short: {top} of {upper}");
+    assert!(held_at_limit, "the status says what holds the tip");
+    for js in node.drain_joint_states() {
+        assert!(js.position[roll] <= upper);
+    }
+    assert!((tip(&node) - start).norm() < 1e-3, "the tip stayed put");
+}
+
+#[test]
+fn a_silent_teleop_stops_the_tip_within_the_acceleration_limit() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let jog = JogSettings::default();
+    let mut speeds = Vec::new();
+    let mut prev = tip(&node);
+    let pushed = (1.0 / dt) as u64;
+    for i in 0..pushed + 100 {
+        // The teleop node dies after 1 s: no zero twist, nothing.
+        if i < pushed {
+            node.push_command(base_twist([0.08, 0.0, 0.0]));
+        }
+        node.tick(k as f64 * dt);
+        k += 1;
+        let p = tip(&node);
+        speeds.push((p - prev).norm() / dt);
+        prev = p;
+    }
+    let last_twist = pushed as usize - 1;
+    let timeout_ticks = (jog.timeout / dt).round() as usize;
+    // Full speed until the twist times out...
+    assert!((speeds[last_twist + timeout_ticks - 1] - 0.08).abs() < 1e-3);
+    // ...then down, never faster than the acceleration limit...
+    for (i, w) in speeds[last_twist..].windows(2).enumerate() {
+        let a = (w[1] - w[0]) / dt;
+        assert!(
+            a <= 1e-6,
+            "tick {i} after the last twist: speeding up at {a}"
+        );
+        assert!(
+            -a <= jog.linear_acceleration * 1.05,
+            "tick {i}: braking at {a} m/s^2"
+        );
+    }
+    // ...to rest within the time that takes.
+    let stop = last_twist + timeout_ticks + (0.08 / jog.linear_acceleration / dt).ceil() as usize;
+    assert!(
+        speeds[stop + 2..].iter().all(|v| *v < 1e-9),
+        "{:?}",
+        &speeds[stop..]
+    );
+    assert_eq!(node.core().status().steering.mode, SteerMode::Idle);
+}
+
+#[test]
+fn a_millimetre_per_tick_jog_never_jumps_a_joint() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let limits = node.core().motion().limits().to_vec();
+    // 0.05 m/s at 50 Hz: 1 mm per tick, out, sideways, down and back.
+    assert!((0.05 * dt - 0.001).abs() < 1e-12);
+    let legs = [
+        [0.05, 0.0, 0.0],
+        [0.0, 0.05, 0.0],
+        [0.0, 0.0, -0.05],
+        [-0.035, -0.035, 0.0],
+        [0.0, 0.0, 0.05],
+    ];
+    let mut prev = node.core().motion().position().to_vec();
+    let mut ticks = 0;
+    for leg in legs {
+        for _ in 0..(1.5 / dt) as u64 {
+            node.push_command(base_twist(leg));
+            node.tick(k as f64 * dt);
+            k += 1;
+            ticks += 1;
+            let q = node.core().motion().position().to_vec();
+            for (j, l) in limits.iter().enumerate() {
+                let step = (q[j] - prev[j]).abs();
+                assert!(step <= 0.1, "tick {ticks}: joint {j} stepped {step} rad");
+                assert!(
+                    step <= l.velocity * dt + 1e-9,
+                    "tick {ticks}: joint {j} stepped {step}, faster than {} rad/s",
+                    l.velocity
+                );
+            }
+            prev = q;
+        }
+    }
+}
+
+#[test]
+fn a_five_joint_arm_says_once_which_turns_it_ignores() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let start = tip(&node);
+    let mut notices = Vec::new();
+    // Rolling the tool about base x: a 5-joint arm cannot, from here.
+    for _ in 0..(2.0 / dt) as u64 {
+        node.push_command(twist("base_link", [0.0; 3], [0.3, 0.0, 0.0]));
+        node.tick(k as f64 * dt);
+        k += 1;
+        notices.extend(node.core_mut().take_notice());
+    }
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].contains("5 joints"), "{}", notices[0]);
+    let note = node.core().status().steering.note.clone().unwrap();
+    assert_eq!(note, notices[0]);
+    // It follows the position it can: the tip stays put.
+    assert!((tip(&node) - start).norm() < 1e-3);
+}
+
+#[test]
+fn a_twist_in_another_frame_is_refused_naming_it() {
+    let (mut node, dt, k) = common::ready_arm_node();
+    let before = tip(&node);
+    let e = node
+        .core_mut()
+        .command(&twist("world", [0.05, 0.0, 0.0], [0.0; 3]), k as f64 * dt)
+        .unwrap_err();
+    assert_eq!(e.reason, RejectReason::WrongFrame);
+    assert!(
+        e.why.contains("'world'") && e.why.contains("base_link"),
+        "{}",
+        e.why
+    );
+    node.tick(k as f64 * dt);
+    assert_eq!(node.core().status().steering.refused, 1);
+    assert_eq!(tip(&node), before);
+}
+
+/// Pushed out of reach, the arm says it is at a singularity and its joints
+/// never step faster than their limits. (Held pushing at full stretch, it
+/// does not yet come to rest: the follower keeps correcting around the
+/// edge of the workspace, smoothly.)
+#[test]
+fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let chain = node.core().chain().clone();
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev = node.core().motion().position().to_vec();
+    let mut held = false;
+    for i in 0..(6.0 / dt) as u64 {
+        node.push_command(base_twist([0.1, 0.0, 0.0]));
+        node.tick(k as f64 * dt);
+        k += 1;
+        held |= node.core().status().steering.hold == Some(Hold::Singularity);
+        let q = node.core().motion().position().to_vec();
+        assert!(chain.within_limits(&q[..chain.dof()]), "tick {i}: {q:?}");
+        for (j, l) in limits.iter().enumerate() {
+            let step = (q[j] - prev[j]).abs();
+            assert!(
+                step <= l.velocity * dt + 1e-9,
+                "tick {i}: joint {j} stepped {step}"
+            );
+        }
+        prev = q;
+    }
+    assert!(held, "the status never said the arm is near a singularity");
+}

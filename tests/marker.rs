@@ -1,0 +1,145 @@
+//! Dragging the target marker in RViz, through the in-memory transport:
+//! what `~/target_marker/feedback` does to the arm and what
+//! `~/target_marker/update` and `get_interactive_markers` say.
+
+mod common;
+
+use arm_ik::node::marker::{MARKER_NAME, UpdateKind, pose_of};
+use arm_ik::node::{
+    Command, FeedbackEvent, MarkerFeedback, MarkerUpdate, MemoryNode, SteerMode, TargetMsg,
+    TwistMsg,
+};
+use nalgebra::Vector3;
+
+fn tip(node: &MemoryNode) -> Vector3<f64> {
+    node.core().tip_pose().translation.vector
+}
+
+/// Every update's seq_num is one higher than the last for an UPDATE and
+/// the same for a KEEP_ALIVE, as RViz's client checks.
+fn assert_sequence(updates: &[MarkerUpdate], mut last: u64) -> u64 {
+    for u in updates {
+        match u.kind {
+            UpdateKind::Update => assert_eq!(u.seq_num, last + 1, "{u:?}"),
+            UpdateKind::KeepAlive => assert_eq!(u.seq_num, last, "{u:?}"),
+        }
+        last = u.seq_num;
+    }
+    last
+}
+
+#[test]
+fn the_marker_starts_at_the_tip_and_follows_targets_and_jog() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let first = node.drain_marker_updates();
+    assert_eq!(first[0].seq_num, 1);
+    assert_eq!(
+        first[0].markers.len(),
+        1,
+        "the first update creates the marker"
+    );
+    let seq = assert_sequence(&first, 0);
+    let snap = node.core().marker_snapshot();
+    assert_eq!(snap.sequence_number, seq);
+    let shown = snap.markers[0].position;
+    assert!(
+        (Vector3::from(shown) - tip(&node)).norm() < 1e-3,
+        "{shown:?}"
+    );
+    assert_eq!(snap.markers[0].name, MARKER_NAME);
+    // A target from elsewhere, then a jog: the marker goes along.
+    node.push_target(TargetMsg::position([0.18, 0.05, 0.12]));
+    for i in 0..200 {
+        if (100..150).contains(&i) {
+            node.push_command(Command::Twist(TwistMsg::new(
+                "base_link",
+                [0.0, 0.0, 0.03],
+                [0.0; 3],
+            )));
+        }
+        node.tick(k as f64 * dt);
+        k += 1;
+    }
+    let updates = node.drain_marker_updates();
+    let seq = assert_sequence(&updates, seq);
+    assert!(updates.len() > 10);
+    let last = updates.iter().rev().find_map(|u| u.poses.first()).unwrap();
+    assert!((Vector3::from(last.position) - tip(&node)).norm() < 2e-4);
+    assert_eq!(node.core().marker_snapshot().sequence_number, seq);
+}
+
+#[test]
+fn a_drag_is_followed_smoothly_and_the_release_is_the_final_target() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let seq = assert_sequence(&node.drain_marker_updates(), 0);
+    let limits = node.core().motion().limits().to_vec();
+    let (start, orientation) = pose_of(&node.core().tip_pose());
+    let feedback = |event, p: Vector3<f64>| {
+        Command::MarkerFeedback(MarkerFeedback::new(event, [p.x, p.y, p.z], orientation))
+    };
+    let mut p = Vector3::from(start);
+    node.push_command(feedback(FeedbackEvent::MouseDown, p));
+    // RViz sends a pose per mouse move: 1 mm per tick, out and to the side.
+    let mut prev = node.core().motion().position().to_vec();
+    let mut lag: f64 = 0.0;
+    for i in 0..150 {
+        p += if i < 80 {
+            Vector3::new(0.001, 0.0, 0.0)
+        } else {
+            Vector3::new(0.0, 0.001, 0.0)
+        };
+        node.push_command(feedback(FeedbackEvent::PoseUpdate, p));
+        node.tick(k as f64 * dt);
+        k += 1;
+        assert_eq!(node.core().status().steering.mode, SteerMode::Drag);
+        lag = lag.max((tip(&node) - p).norm());
+        let q = node.core().motion().position().to_vec();
+        for (j, l) in limits.iter().enumerate() {
+            let step = (q[j] - prev[j]).abs();
+            assert!(
+                step <= 0.1 && step <= l.velocity * dt + 1e-9,
+                "tick {i}: joint {j} {step}"
+            );
+        }
+        prev = q;
+    }
+    assert!(lag < 0.005, "the tip trailed the marker by {lag} m");
+    node.push_command(feedback(FeedbackEvent::MouseUp, p));
+    for _ in 0..100 {
+        node.tick(k as f64 * dt);
+        k += 1;
+    }
+    assert!(
+        (tip(&node) - p).norm() < 1e-4,
+        "released at {p:?}, tip at {:?}",
+        tip(&node)
+    );
+    assert_eq!(node.core().status().steering.mode, SteerMode::Idle);
+    assert_eq!(node.core().status().steering.marker_feedback, 152);
+    // Held where the user dragged it, then back on the tip once there.
+    let updates = node.drain_marker_updates();
+    let seq2 = assert_sequence(&updates, seq);
+    assert!(seq2 > seq);
+    let shown = node.core().marker_snapshot().markers[0].position;
+    assert!((Vector3::from(shown) - tip(&node)).norm() < 2e-4);
+}
+
+#[test]
+fn feedback_for_another_marker_is_refused_and_counted() {
+    let (mut node, dt, k) = common::ready_arm_node();
+    let mut fb = MarkerFeedback::new(
+        FeedbackEvent::PoseUpdate,
+        [0.2, 0.0, 0.2],
+        [0.0, 0.0, 0.0, 1.0],
+    );
+    fb.marker_name = "elsewhere".into();
+    let before = tip(&node);
+    let e = node
+        .core_mut()
+        .command(&Command::MarkerFeedback(fb), k as f64 * dt)
+        .unwrap_err();
+    assert!(e.why.contains("'elsewhere'"), "{}", e.why);
+    node.tick(k as f64 * dt);
+    assert_eq!(node.core().status().steering.refused, 1);
+    assert_eq!(tip(&node), before);
+}
