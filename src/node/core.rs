@@ -341,7 +341,12 @@ impl<S: ServoOutput> NodeCore<S> {
             self.check_stall();
         }
         let q = self.motion.position();
-        self.servo.command(q, now);
+        // Servos that will say where they are get no command before they
+        // did: the first one starts from their measured pose, never from
+        // the node's guess (a gripper would twitch toward it).
+        if self.started || !self.servo.measured() {
+            self.servo.command(q, now);
+        }
 
         let st = &mut self.status;
         st.servo_lag = self.servo.feedback().map_or(0.0, |fb| {
