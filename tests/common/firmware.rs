@@ -138,6 +138,10 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
     Some(elf)
 }
 
+/// One byte on the firmware's UART at 115200 baud 8N1 (start, 8 data,
+/// stop bits), s.
+const UART_BYTE_S: f64 = 10.0 / 115_200.0;
+
 /// The firmware running in simavr, paced to the wall clock.
 pub struct Harness {
     child: Child,
@@ -150,6 +154,9 @@ pub struct Harness {
     /// simulated time their last chunk reached the UART.
     received: Vec<(f64, pwm_bridge::Frame)>,
     rx: FrameReader,
+    /// When the simulated UART has shifted in every byte handed to it so
+    /// far (s, simulated).
+    uart_free_at: f64,
     now: f64,
 }
 
@@ -187,6 +194,7 @@ impl Harness {
             pulses: vec![],
             received: vec![],
             rx: FrameReader::default(),
+            uart_free_at: 0.0,
             now: 0.0,
         };
         let end = Instant::now() + Duration::from_secs(20);
@@ -265,9 +273,16 @@ impl Harness {
         let bytes: Vec<u8> = (0..hex.len() / 2)
             .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("rx hex"))
             .collect();
+        // The harness hands a chunk to the UART when it reads it from the
+        // pty; the firmware has it once the UART has shifted it in behind
+        // what was queued before (a loaded host writes several frames at
+        // once). A frame counts as received when its chunk is all in: at
+        // most one chunk's transfer later than its last byte.
+        let start = t.max(self.uart_free_at);
+        self.uart_free_at = start + bytes.len() as f64 * UART_BYTE_S;
         self.rx.push(&bytes);
         while let Some(f) = self.rx.next_frame() {
-            self.received.push((t, f));
+            self.received.push((self.uart_free_at, f));
         }
     }
 
