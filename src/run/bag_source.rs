@@ -3,8 +3,8 @@
 //! after it, read exactly as `ik_node` subscribes ([`TargetTopics`]) and
 //! converted as `arm_ik replay` converts it.
 
+use super::input::{Input, Poll};
 use super::lines::InputError;
-use super::source::{Input, Poll};
 use crate::bag::{BagMessage, BagReader};
 use crate::node::Command;
 use crate::replay::topics::TargetTopics;

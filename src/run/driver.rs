@@ -4,8 +4,9 @@
 //! sim` and `arm_ik run` are this loop with different sources and
 //! servos; the ROS node runs the same core on its own timer.
 
+use super::input::{Input, Poll};
 use super::lines::InputError;
-use super::source::{Input, Poll, Source};
+use super::source::Source;
 use super::summary::{Ending, Parts, RunSummary, Tally};
 use crate::node::{NodeCore, NodeStatus, Tick};
 use crate::servo::ServoOutput;

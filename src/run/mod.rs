@@ -13,6 +13,7 @@
 mod bag_source;
 mod build;
 pub mod driver;
+mod input;
 pub mod lines;
 mod source;
 mod summary;
@@ -23,6 +24,7 @@ pub use build::{
     check_output, output,
 };
 pub use driver::{Clock, Observer, RunOptions, run};
+pub use input::{Input, Poll};
 pub use lines::{InputError, LINE_FORMAT, parse_line, spawn_reader};
-pub use source::{Input, LineSource, Poll, Source};
+pub use source::{LineSource, Source};
 pub use summary::{Ending, MeanMax, Micros, Rejection, RunSummary, Verdict};

@@ -3,26 +3,12 @@
 //! ([`super::driver`]) is written once for all of them.
 
 use super::bag_source::BagSource;
+use super::input::{Input, Poll};
 use super::lines::{InputError, Line, READ_AHEAD};
 use crate::node::{Command, FigureEight, TargetMsg};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
-
-/// What a source hands the loop.
-#[derive(Debug)]
-pub enum Input {
-    Command(Command),
-    /// Input that is not a command (counted, reported, skipped).
-    Bad(InputError),
-}
-
-/// Whether a source can still give commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Poll {
-    More,
-    Ended,
-}
 
 /// A source of commands.
 pub enum Source {
