@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("arm_ik: error: {}", cli::error_text(&e));
-            std::process::ExitCode::from(cli::EXIT_ERROR)
+            cli::error_code(&e)
         }
     }
 }

@@ -5,6 +5,7 @@ use super::bag_args::TopicArgs;
 use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
+use super::values;
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
 use arm_ik::bag::output::{self, Existing, Inputs};
@@ -44,15 +45,15 @@ pub struct Args {
     max_rejected: u64,
     /// Largest IK position error of a reached target, and of the settled
     /// tip to the last target (m).
-    #[arg(long, default_value_t = 1e-3)]
+    #[arg(long, default_value_t = 1e-3, value_parser = values::non_negative)]
     max_position_error: f64,
     /// Largest tip-to-target distance once the arm has caught up with its
     /// target, after the start-up move (m); default: unchecked (a moving
     /// target is followed with a lag by design).
-    #[arg(long)]
+    #[arg(long, value_parser = values::non_negative)]
     max_tracking_error: Option<f64>,
     /// Time given to the arm to arrive after the last target (s).
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = values::non_negative)]
     settle: f64,
     /// Write the report as JSON.
     #[arg(long)]
@@ -155,12 +156,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 impl Args {
     /// The replay's options from the flags.
     fn options(&self) -> anyhow::Result<ReplayOptions> {
-        if !(self.max_position_error.is_finite() && self.max_position_error >= 0.0) {
-            anyhow::bail!(
-                "--max-position-error {} must be 0 or more",
-                self.max_position_error
-            );
-        }
         Ok(ReplayOptions {
             topics: self.topics.topics()?,
             position_only: self.topics.position_only,
