@@ -3,10 +3,8 @@
 
 mod cli;
 
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    let args = match cli::Cli::try_parse() {
+    let args = match cli::Cli::try_parse_args() {
         Ok(args) => args,
         Err(e) => return cli::usage_error(&e),
     };

@@ -216,6 +216,10 @@ fn numeric_flags_refuse_non_finite_and_out_of_range_values_as_usage_errors() {
         assert_eq!(out.status.code(), Some(64), "{args:?}: {e}");
         assert!(e.contains(flag) && e.contains(why), "{args:?}: {e}");
     }
+    // A negative value given as the next argument is the flag's value, not
+    // an unknown argument.
+    let out = arm_ik(&["sim", "--pos-tol", "-1"]);
+    assert_fails_saying(&out, 64, "--pos-tol -1: must be a positive number");
 }
 
 #[test]

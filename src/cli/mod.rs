@@ -106,6 +106,17 @@ pub fn error_code(e: &anyhow::Error) -> ExitCode {
     }
 }
 
+impl Cli {
+    /// The command line, parsed. A negative number is taken as a flag's
+    /// value (`--settle -1`), so its range check can say what is wrong
+    /// with it rather than clap calling it an unexpected argument.
+    pub fn try_parse_args() -> Result<Cli, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
+        let command = Cli::command().mut_subcommands(|s| s.allow_negative_numbers(true));
+        Cli::from_arg_matches(&command.try_get_matches()?)
+    }
+}
+
 /// Prints clap's message and exits with [`EXIT_USAGE`]; `--help` and
 /// `--version` (also "errors" to clap) print on stdout and exit 0.
 pub fn usage_error(e: &clap::Error) -> ExitCode {
