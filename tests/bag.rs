@@ -643,7 +643,7 @@ fn an_unreachable_target_fails_the_replay() {
     assert_eq!(r["failures"][0]["index"], 5);
     let x = std::fs::read_to_string(&junit).unwrap();
     assert!(
-        x.contains(r#"<testcase classname="arm_ik.replay" name="reachable">"#),
+        x.contains(r#"<testcase name="reachable" classname="arm_ik.replay">"#),
         "{x}"
     );
     assert!(x.contains("message 5 at"), "{x}");

@@ -186,10 +186,10 @@ impl Args {
                 self.bag.display(),
                 report.solver
             );
-            write(p, rec.svg(&title))?;
+            write(p, rec.svg(&title, report.caught_up_s)?)?;
         }
         if let Some(p) = &self.junit {
-            write(p, junit_xml(report))?;
+            write(p, junit_xml(report)?)?;
         }
         if let Some(p) = &self.report {
             write(p, serde_json::to_string_pretty(report)?)?;
