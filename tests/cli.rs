@@ -6,7 +6,7 @@ use arm_ik::model::Chain;
 use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -435,22 +435,8 @@ fn bench_rejects_an_unknown_seed_and_a_mismatched_urdf() {
 }
 
 fn arm_ik_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args(args)
-        .current_dir(std::env::temp_dir()) // the built-in URDF needs no files
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run arm_ik");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    // The built-in URDF needs no files.
+    common::arm_ik_with_stdin(args, input, &std::env::temp_dir())
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! sampling rate.
 
 use crate::node::JointState;
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::ops::Range;
 
@@ -140,13 +140,7 @@ impl PlotRecorder {
                     PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(plot_error)
+        legend(&mut chart)
     }
 
     fn error_chart(
@@ -193,16 +187,23 @@ impl PlotRecorder {
                 .map_err(plot_error)?
                 .label(format!("caught up at {t:.2} s"))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .draw()
-                .map_err(plot_error)?;
+            legend(&mut chart)?;
         }
         Ok(())
     }
+}
+
+/// The names of a chart's lines, in its upper right corner.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), PlotError> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(plot_error)
 }
 
 /// A tick label: the tick's value as short as it is exact (`0.2`, `20`,
