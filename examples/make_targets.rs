@@ -7,6 +7,9 @@
 //!     --n 1000 --rng-seed 7 --output benches/targets/arm.json
 //! ```
 //!
+//! With `--paths P`, a path set instead: P continuous paths of n / P
+//! targets each ([`TargetSet::generate_paths`]).
+//!
 //! `tests/targets.rs` regenerates every committed set and fails when the
 //! files are out of date.
 
@@ -31,6 +34,10 @@ struct Args {
     /// Targets are positions only (legs, position benchmarks).
     #[arg(long)]
     position_only: bool,
+    /// A path set: this many continuous paths of --n / --paths targets each,
+    /// neighbours at most 1 mm and 0.01 rad apart.
+    #[arg(long)]
+    paths: Option<usize>,
     #[arg(long)]
     output: PathBuf,
 }
@@ -41,13 +48,19 @@ fn main() -> anyhow::Result<()> {
     let dir = a.output.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let urdf = relative(&a.urdf, dir)?;
-    let set = TargetSet::generate(&chain, &urdf, a.n, a.rng_seed, a.position_only);
+    let set = match a.paths {
+        None => TargetSet::generate(&chain, &urdf, a.n, a.rng_seed, a.position_only),
+        Some(0) => anyhow::bail!("--paths must be at least 1"),
+        Some(p) => {
+            TargetSet::generate_paths(&chain, &urdf, p, a.n / p, a.rng_seed, a.position_only)
+        }
+    };
     std::fs::write(&a.output, set.to_json())
         .with_context(|| format!("writing {}", a.output.display()))?;
     println!(
         "{}: {} samples of {} ({} -> {}), urdf {urdf}",
         a.output.display(),
-        a.n,
+        set.samples.len(),
         chain.robot,
         chain.base,
         chain.tip

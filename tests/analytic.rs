@@ -8,7 +8,7 @@ mod common;
 
 use arm_ik::ik::analytic::{Layout, approach_pitch, describe};
 use arm_ik::ik::{
-    AnalyticOptions, Bend, Common, IkError, Reason, Rng, Solver, SolverConfig, Status, Target,
+    AnalyticOptions, Bend, Common, IkError, Reason, Rng, SolveStatus, Solver, SolverConfig, Target,
     Tolerance,
 };
 use arm_ik::model::{Chain, Frames, wrap_angle};
@@ -114,7 +114,7 @@ fn leg_random_targets_all_reached() {
         let sol = s.solve(&Target::position(p), &mid).unwrap();
         assert_eq!(
             sol.status,
-            Status::Converged,
+            SolveStatus::Converged,
             "sample {k}: q {q:?} -> {sol:?}"
         );
         assert!(sol.position_error <= 1e-9);
@@ -137,7 +137,7 @@ fn solo12_front_left_all_samples_reached_from_mid() {
     for (k, sample) in samples.iter().enumerate() {
         let target = Target::position(Vector3::from(sample.position));
         let sol = s.solve(&target, &mid).unwrap();
-        assert_eq!(sol.status, Status::Converged, "sample {k}: {sol:?}");
+        assert_eq!(sol.status, SolveStatus::Converged, "sample {k}: {sol:?}");
         assert!(sol.position_error <= 1e-9);
         assert!(chain.within_limits(&sol.q));
     }
@@ -159,7 +159,7 @@ fn positive_and_negative_bends_both_reach_with_opposite_knees() {
             },
         );
         let sol = s.solve(&target, &mid).unwrap();
-        assert_eq!(sol.status, Status::Converged, "{bend:?}: {sol:?}");
+        assert_eq!(sol.status, SolveStatus::Converged, "{bend:?}: {sol:?}");
         knees.push(sol.q[2]);
     }
     assert!(knees[0] > 0.1 && knees[1] < -0.1, "knees {knees:?}");
@@ -207,7 +207,7 @@ fn pole_picks_the_knee_side_towards_the_pole() {
         // Seed bent the other way, so Closest alone would not give it.
         for seed in [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0]] {
             let sol = s.solve(&target, &seed).unwrap();
-            assert_eq!(sol.status, Status::Converged);
+            assert_eq!(sol.status, SolveStatus::Converged);
             knees.push(joint_origin(&chain, &sol.q, 2));
         }
     }
@@ -231,7 +231,7 @@ fn out_of_reach_is_clamped_along_the_line_and_flagged() {
     let sol = s
         .solve(&Target::position(target), &chain.mid_configuration())
         .unwrap();
-    assert_eq!(sol.status, Status::BestEffort(Reason::OutOfReach));
+    assert_eq!(sol.status, SolveStatus::BestEffort(Reason::OutOfReach));
     assert!(chain.within_limits(&sol.q));
     let tip = chain.fk(&sol.q).translation.vector;
     let hip = joint_origin(&chain, &sol.q, 1);
@@ -275,7 +275,7 @@ fn far_targets_give_finite_in_limit_best_effort() {
             for scale in [1e6, 10.0] {
                 let target = Target::position(dir * scale);
                 let sol = s.solve(&target, &seed).unwrap();
-                assert_eq!(sol.status, Status::BestEffort(Reason::OutOfReach));
+                assert_eq!(sol.status, SolveStatus::BestEffort(Reason::OutOfReach));
                 assert!(chain.within_limits(&sol.q), "{:?}", sol.q);
                 assert!(sol.position_error.is_finite());
             }
@@ -311,7 +311,7 @@ fn check_position_pitch(chain: &Chain, fixed_roll: Option<f64>, count: usize) {
         let sol = s.solve(&Target::position(p), &mid).unwrap();
         assert!(chain.within_limits(&sol.q));
         let got = approach_pitch(chain, &sol.q).unwrap();
-        if sol.status == Status::Converged && wrap_angle(got - pitch).abs() < 1e-9 {
+        if sol.status == SolveStatus::Converged && wrap_angle(got - pitch).abs() < 1e-9 {
             reached += 1;
         } else {
             println!("sample {k}: q {q:?} pitch {pitch} -> {sol:?} pitch {got}");
@@ -341,7 +341,7 @@ fn pitch_none_keeps_the_seed_pitch() {
     let want = approach_pitch(&chain, &seed).unwrap();
     let p = chain.fk(&[-0.3, 0.2, 0.9, 0.1, 0.0]).translation.vector;
     let sol = s.solve(&Target::position(p), &seed).unwrap();
-    assert_eq!(sol.status, Status::Converged);
+    assert_eq!(sol.status, SolveStatus::Converged);
     assert!(wrap_angle(approach_pitch(&chain, &sol.q).unwrap() - want).abs() < 1e-9);
     assert_eq!(sol.q[4], seed[4], "roll stays");
 }
@@ -371,7 +371,7 @@ fn arm_full_orientation_from_reachable_poses() {
         let sol = s
             .solve(&Target::pose(pose.translation.vector, rot), &mid)
             .unwrap();
-        assert_eq!(sol.status, Status::Converged, "q {q:?}: {sol:?}");
+        assert_eq!(sol.status, SolveStatus::Converged, "q {q:?}: {sol:?}");
     }
 }
 
@@ -386,7 +386,7 @@ fn so101_orientation_samples_reached_from_mid() {
         let target = Target::pose(Vector3::from(sample.position), quat(sample.quaternion));
         let sol = s.solve(&target, &mid).unwrap();
         assert!(chain.within_limits(&sol.q));
-        if sol.status != Status::Converged {
+        if sol.status != SolveStatus::Converged {
             failed.push((k, sol));
         }
     }
@@ -477,7 +477,7 @@ fn locked_joint_out_of_reach_is_best_effort_in_bounds() {
     let target = Target::position(chain.fk(&[0.5, 0.3, -1.0]).translation.vector);
     let sol = s.solve(&target, &[0.0, 0.0, 0.0]).unwrap();
     assert_eq!(sol.q[0], 0.0, "locked joint stays");
-    assert_eq!(sol.status, Status::BestEffort(Reason::OutOfReach));
+    assert_eq!(sol.status, SolveStatus::BestEffort(Reason::OutOfReach));
 }
 
 /// Not an assertion: prints the median solve time (run with --nocapture).
@@ -588,7 +588,7 @@ fn position_only_rate(
         let p = chain.fk(&q).translation.vector;
         let sol = s.solve(&Target::position(p), seed).unwrap();
         assert!(chain.within_limits(&sol.q), "sample {k}: {:?}", sol.q);
-        if sol.status == Status::Converged && sol.position_error <= 1e-9 {
+        if sol.status == SolveStatus::Converged && sol.position_error <= 1e-9 {
             reached += 1;
         } else {
             println!("miss {k}: q {q:?} -> {sol:?}");
@@ -647,7 +647,7 @@ fn track(
             let sol = s.solve(&Target::position(p), &prev).unwrap();
             assert!(chain.within_limits(&sol.q));
             total += 1;
-            if sol.status == Status::Converged && sol.position_error <= 1e-9 {
+            if sol.status == SolveStatus::Converged && sol.position_error <= 1e-9 {
                 reached += 1;
             }
             let jump = (0..n)
@@ -698,7 +698,7 @@ fn arm_example_point_is_reached() {
     let sol = s
         .solve(&Target::position(Vector3::new(0.2, 0.05, 0.15)), &[0.0; 5])
         .unwrap();
-    assert_eq!(sol.status, Status::Converged, "{sol:?}");
+    assert_eq!(sol.status, SolveStatus::Converged, "{sol:?}");
     assert!(chain.within_limits(&sol.q));
 }
 

@@ -7,8 +7,8 @@
 mod common;
 
 use arm_ik::ik::{
-    CcdOptions, Common, FabrikOptions, JointMode, Reason, Rng, Solution, Solver, SolverConfig,
-    Start, Status, Target, Tolerance,
+    CcdOptions, Common, FabrikOptions, JointMode, Reason, Rng, Solution, SolveStatus, Solver,
+    SolverConfig, Start, Target, Tolerance,
 };
 use arm_ik::model::Chain;
 use common::random_q;
@@ -324,7 +324,7 @@ fn start_already_within_epsilon_takes_no_iteration() {
         fabrik(&arm, FabrikOptions::default(), common()),
     ] {
         let s = solver.solve(&t, &q).unwrap();
-        assert_eq!((s.iterations, s.status), (0, Status::Converged));
+        assert_eq!((s.iterations, s.status), (0, SolveStatus::Converged));
     }
 }
 
@@ -423,7 +423,7 @@ fn reset_starts_from_the_given_rest_pose() {
         .solve(&far, &arm.mid_configuration())
         .unwrap();
     assert_eq!(s.q, rest);
-    assert_eq!(s.status, Status::BestEffort(Reason::IterationCap));
+    assert_eq!(s.status, SolveStatus::BestEffort(Reason::IterationCap));
 }
 
 #[test]
@@ -468,7 +468,7 @@ fn limits_hold_with_clamp_and_lock_modes() {
         fabrik(&arm, FabrikOptions::default(), c.clone()),
     ] {
         let s = solver.solve(&Target::position(goal), &seed).unwrap();
-        assert_eq!(s.status, Status::Converged, "{}", solver.kind());
+        assert_eq!(s.status, SolveStatus::Converged, "{}", solver.kind());
         assert_eq!(s.q[2], 0.9);
     }
 }
@@ -491,7 +491,7 @@ fn far_targets_are_out_of_reach_finite_and_in_limits() {
             let seed = random_q(&arm, &mut rng);
             let s = solver.solve(&Target::position(p), &seed).unwrap();
             assert_sane(&arm, &s);
-            assert_eq!(s.status, Status::BestEffort(Reason::OutOfReach));
+            assert_eq!(s.status, SolveStatus::BestEffort(Reason::OutOfReach));
         }
         // Straight out along +x the arm can stretch towards it: the answer
         // must get the tip closer than the zero pose (pointing up) does.

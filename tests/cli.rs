@@ -364,8 +364,11 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
         "targets",
         "n",
         "success_rate",
-        "median_us",
+        "p50_us",
         "p99_us",
+        "max_us",
+        "median_distance",
+        "p99_distance",
         "mean_iterations",
     ] {
         assert!(v.get(key).is_some(), "missing {key} in {v}");

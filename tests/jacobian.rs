@@ -9,10 +9,10 @@
 
 mod common;
 
-use arm_ik::bench::{self, Criteria, TargetSet};
+use arm_ik::bench::{self, Criteria, TargetSet, Verdict};
 use arm_ik::ik::{
-    Common, JacobianOptions, JointMode, Reason, Solution, Solver, SolverConfig, Status, Target,
-    Tolerance,
+    Common, JacobianOptions, JointMode, Reason, Solution, SolveStatus, Solver, SolverConfig,
+    Target, Tolerance,
 };
 use arm_ik::model::Chain;
 use common::{TestRng, pose_of, position_of, project_urdf, random_q, shared_dir};
@@ -120,7 +120,7 @@ fn full_pose_targets_are_reached_to_protocol_tolerance() {
         let target = pose_of(&chain, &q);
         let sol = s.solve(&target, &mid).expect("valid target");
         assert_sane(&chain, &target, &sol);
-        if sol.status == Status::Converged {
+        if sol.status == SolveStatus::Converged {
             // The claim is checked against the chain's own FK.
             assert!(sol.position_error <= TOL.position, "{sol:?}");
             assert!(sol.orientation_error <= TOL.orientation, "{sol:?}");
@@ -174,7 +174,7 @@ fn position_only_targets_ignore_orientation() {
             "orientation with weight 0 changed the answer for {p:?}"
         );
         assert_eq!(a.status, b.status);
-        if a.status == Status::Converged {
+        if a.status == SolveStatus::Converged {
             assert!(a.position_error <= TOL.position);
             converged += 1;
         }
@@ -269,7 +269,7 @@ fn target_reachable_only_outside_the_clamp_is_best_effort_inside() {
     let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
     assert_sane(&chain, &target, &sol);
     assert!(
-        matches!(sol.status, Status::BestEffort(_)),
+        matches!(sol.status, SolveStatus::BestEffort(_)),
         "status {:?}",
         sol.status
     );
@@ -315,8 +315,12 @@ fn pull_toward_rest(
         let a = pulled.solve(&target, seed).unwrap();
         let b = plain.solve(&target, seed).unwrap();
         assert_sane(chain, &target, &a);
-        assert_eq!(a.status, Status::Converged, "the pull broke convergence");
-        assert_eq!(b.status, Status::Converged);
+        assert_eq!(
+            a.status,
+            SolveStatus::Converged,
+            "the pull broke convergence"
+        );
+        assert_eq!(b.status, SolveStatus::Converged);
         let (da, db) = (distance(&a.q, rest), distance(&b.q, rest));
         sum_pulled += da;
         sum_plain += db;
@@ -381,7 +385,7 @@ fn unreachable_target_points_the_arm_at_it() {
         let target = Target::position(shoulder + dist * dir);
         let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
         assert_sane(&chain, &target, &sol);
-        assert_eq!(sol.status, Status::BestEffort(Reason::OutOfReach));
+        assert_eq!(sol.status, SolveStatus::BestEffort(Reason::OutOfReach));
         let tip = chain.fk(&sol.q).translation.vector;
         let pointing = (tip - shoulder).normalize().dot(&dir);
         assert!(
@@ -409,12 +413,12 @@ fn singular_seed_on_the_arm_still_converges() {
         let target = Target::position(Vector3::new(0.0, 0.0, z));
         let sol = s.solve(&target, &zero).unwrap();
         assert_sane(&chain, &target, &sol);
-        assert_eq!(sol.status, Status::Converged, "z = {z}: {sol:?}");
+        assert_eq!(sol.status, SolveStatus::Converged, "z = {z}: {sol:?}");
     }
     // And a full pose next to the singular seed.
     let target = pose_of(&chain, &[0.0, 0.05, -0.1, 0.05, 0.2]);
     let sol = s.solve(&target, &zero).unwrap();
-    assert_eq!(sol.status, Status::Converged, "{sol:?}");
+    assert_eq!(sol.status, SolveStatus::Converged, "{sol:?}");
 }
 
 #[test]
@@ -433,14 +437,14 @@ fn restarts_escape_what_a_single_descent_cannot() {
     let sol = without.solve(&target, &zero).unwrap();
     assert_sane(&chain, &target, &sol);
     assert!(
-        matches!(sol.status, Status::BestEffort(_)),
+        matches!(sol.status, SolveStatus::BestEffort(_)),
         "a single descent from a zero gradient should not converge: {sol:?}"
     );
     assert!(sol.iterations <= max_iterations);
     let mut with = solver(&chain, generous(), Vec::new());
     assert_eq!(
         with.solve(&target, &zero).unwrap().status,
-        Status::Converged
+        SolveStatus::Converged
     );
 }
 
@@ -503,19 +507,19 @@ fn conformance(name: &str, dir: &Path) {
     };
     let mut s = solver(&chain, generous(), Vec::new());
     let records = bench::run(&mut s, &set, &seed, &criteria);
-    let summary = bench::summarize("jacobian", name, &records, &criteria);
+    let summary = bench::summarize("jacobian", &set, &records, &criteria);
     println!(
-        "{name}: {} targets, {:.1} % success, median {:.0} us, p99 {:.0} us",
+        "{name}: {} targets, {:.1} % success, p50 {:.0} us, p99 {:.0} us",
         summary.n,
         100.0 * summary.success_rate,
-        summary.median_us,
+        summary.p50_us,
         summary.p99_us
     );
     let failed: Vec<_> = records
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.status != "success")
-        .map(|(i, r)| (i, r.status.clone()))
+        .filter(|(_, r)| r.status != Verdict::Success)
+        .map(|(i, r)| (i, r.status, r.detail.clone()))
         .collect();
     assert!(
         summary.success_rate >= 0.999,

@@ -19,7 +19,7 @@ mod common;
 
 use arm_ik::ik::{
     AnalyticOptions, CcdOptions, Common, FabrikOptions, IkError, JacobianOptions, JointMode,
-    Solution, Solver, SolverConfig, Status, Target, Tolerance, analytic::approach_pitch,
+    Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance, analytic::approach_pitch,
 };
 use arm_ik::model::Chain;
 use common::{pose_of, position_of, project_urdf};
@@ -145,7 +145,7 @@ fn check_claim(chain: &Chain, target: &Target, s: &Solution) -> Result<(), TestC
         _ => 0.0,
     };
     prop_assert!((pe - s.position_error).abs() <= 1e-12 + 1e-9 * pe);
-    if s.status == Status::Converged {
+    if s.status == SolveStatus::Converged {
         prop_assert!(pe <= TOL.position, "claims converged at {pe} m");
         prop_assert!(oe <= TOL.orientation, "claims converged at {oe} rad");
     }
@@ -167,7 +167,7 @@ proptest! {
             let target = pose_of(chain, &q);
             let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
             check_claim(chain, &target, &sol)?;
-            prop_assert_eq!(sol.status, Status::Converged, "{:?} from q {:?}", sol, q);
+            prop_assert_eq!(sol.status, SolveStatus::Converged, "{:?} from q {:?}", sol, q);
         }
     }
 
@@ -179,7 +179,7 @@ proptest! {
             let target = position_of(chain, &q);
             let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
             check_claim(chain, &target, &sol)?;
-            prop_assert_eq!(sol.status, Status::Converged, "{:?} from q {:?}", sol, q);
+            prop_assert_eq!(sol.status, SolveStatus::Converged, "{:?} from q {:?}", sol, q);
         }
     }
 
@@ -191,7 +191,7 @@ proptest! {
         let target = position_of(chain, &q);
         let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
         check_claim(chain, &target, &sol)?;
-        prop_assert_eq!(sol.status, Status::Converged, "{:?} from q {:?}", sol, q);
+        prop_assert_eq!(sol.status, SolveStatus::Converged, "{:?} from q {:?}", sol, q);
     }
 
     #[test]
@@ -203,7 +203,7 @@ proptest! {
         let target = position_of(chain, &q);
         let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
         check_claim(chain, &target, &sol)?;
-        prop_assert_eq!(sol.status, Status::Converged, "{:?} from q {:?}", sol, q);
+        prop_assert_eq!(sol.status, SolveStatus::Converged, "{:?} from q {:?}", sol, q);
         let got = approach_pitch(chain, &sol.q).unwrap();
         prop_assert!(
             arm_ik::model::wrap_angle(got - pitch).abs() < 1e-6,
@@ -219,7 +219,7 @@ proptest! {
         let target = pose_of(chain, &q);
         let sol = s.solve(&target, &chain.mid_configuration()).unwrap();
         check_claim(chain, &target, &sol)?;
-        prop_assert_eq!(sol.status, Status::Converged, "{:?} from q {:?}", sol, q);
+        prop_assert_eq!(sol.status, SolveStatus::Converged, "{:?} from q {:?}", sol, q);
     }
 
     #[test]
@@ -466,7 +466,7 @@ proptest! {
                     .solve(&target, seed)
                     .map_err(|e| TestCaseError::fail(format!("{name}: {e:?}")))?;
                 check_sane(name, chain, &modes, seed, &sol)?;
-                if sol.status == Status::Converged {
+                if sol.status == SolveStatus::Converged {
                     check_claim(chain, &target, &sol)?;
                 }
             }

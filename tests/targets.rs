@@ -1,31 +1,45 @@
 //! The project's own benchmark target sets (`benches/targets/*.json`) are
 //! consistent with the robots and up to date with their generator
-//! (`examples/make_targets.rs`, i.e. [`TargetSet::generate`]).
+//! (`examples/make_targets.rs`, i.e. [`TargetSet::generate`] and
+//! [`TargetSet::generate_paths`]). The path sets of the shared robots are
+//! checked when `../shared` is there.
 
 mod common;
 
-use arm_ik::bench::TargetSet;
+use arm_ik::bench::{TargetSet, largest_step};
+use arm_ik::ik::metric::rotation_error;
 use arm_ik::model::{Chain, JointKind};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
-/// Each file, whether it is position-only, and its size.
-const SETS: [(&str, bool); 3] = [
+/// Each file, and whether it is position-only.
+const SETS: [(&str, bool); 7] = [
     ("arm.json", false),
     ("arm_position.json", true),
     ("leg.json", true),
+    ("arm_paths.json", false),
+    ("ur5_paths.json", false),
+    ("panda_paths.json", false),
+    ("so101_paths.json", false),
 ];
 
 const N: usize = 1000;
 
-fn load(name: &str) -> (TargetSet, Chain) {
+/// The set and its chain; `None` for a shared robot's set when `../shared`
+/// is absent (outside CI).
+fn load(name: &str) -> Option<(TargetSet, Chain)> {
     let path = common::project_dir()
         .join("benches")
         .join("targets")
         .join(name);
     let set = TargetSet::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let chain = Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link))
+    // A shared robot is found wherever the shared data is ($ARM_IK_SHARED).
+    let urdf = match set.urdf.split_once("shared/robots/") {
+        Some((_, file)) => common::shared_urdf(file)?,
+        None => set.urdf_path(),
+    };
+    let chain = Chain::from_urdf_file(urdf, Some(&set.base_link), Some(&set.tip_link))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    (set, chain)
+    Some((set, chain))
 }
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
@@ -35,7 +49,9 @@ fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
 #[test]
 fn files_match_their_robots() {
     for (name, position_only) in SETS {
-        let (set, chain) = load(name);
+        let Some((set, chain)) = load(name) else {
+            continue;
+        };
         assert_eq!(set.samples.len(), N, "{name}");
         assert_eq!(set.position_only, position_only, "{name}");
         assert_eq!(set.joint_names, chain.joint_names(), "{name}");
@@ -76,19 +92,32 @@ fn files_match_their_robots() {
 #[test]
 fn files_are_up_to_date() {
     for (name, _) in SETS {
-        let (set, chain) = load(name);
+        let Some((set, chain)) = load(name) else {
+            continue;
+        };
         let seed = set
             .rng_seed
             .unwrap_or_else(|| panic!("{name}: no rng_seed"));
-        let fresh = TargetSet::generate(
-            &chain,
-            &set.urdf,
-            set.samples.len(),
-            seed,
-            set.position_only,
-        );
-        let hint = "regenerate with `cargo run --release --example make_targets` (see its docs)";
+        let fresh = match set.paths.first() {
+            None => TargetSet::generate(
+                &chain,
+                &set.urdf,
+                set.samples.len(),
+                seed,
+                set.position_only,
+            ),
+            Some(p) => TargetSet::generate_paths(
+                &chain,
+                &set.urdf,
+                set.paths.len(),
+                p.len,
+                seed,
+                set.position_only,
+            ),
+        };
+        let hint = "regenerate with the commands in benches/README.md";
         assert_eq!(set.seeds, fresh.seeds, "{name}: seeds; {hint}");
+        assert_eq!(set.paths, fresh.paths, "{name}: paths; {hint}");
         for (i, (a, b)) in set.samples.iter().zip(&fresh.samples).enumerate() {
             // The joint values are plain arithmetic on the generator's
             // output and parse exactly (serde_json's float_roundtrip): equal
@@ -99,5 +128,38 @@ fn files_are_up_to_date() {
                 && close(&a.quaternion, &b.quaternion, 1e-14);
             assert!(same, "{name} sample {i} differs: {a:?} vs {b:?}; {hint}");
         }
+    }
+}
+
+#[test]
+fn paths_are_continuous() {
+    for (name, _) in SETS {
+        let Some((set, chain)) = load(name) else {
+            continue;
+        };
+        if set.paths.is_empty() {
+            continue;
+        }
+        let mut first = 0;
+        for (k, path) in set.paths.iter().enumerate() {
+            let samples = &set.samples[first..first + path.len];
+            assert_eq!(
+                path.start, samples[0].q,
+                "{name} path {k}: starts off its first target"
+            );
+            for (i, w) in samples.windows(2).enumerate() {
+                let (a, b) = (chain.fk(&w[0].q), chain.fk(&w[1].q));
+                let moved = (b.translation.vector - a.translation.vector).norm();
+                let r = UnitQuaternion::from_rotation_matrix(&a.rotation);
+                let turned = rotation_error(&b, &r).norm();
+                let step = largest_step(&chain, &w[0].q, &w[1].q);
+                assert!(
+                    moved <= 1e-3 + 1e-12 && turned <= 0.01 + 1e-12 && step <= 0.01 + 1e-12,
+                    "{name} path {k}, target {i}: {moved} m, {turned} rad, joint step {step}"
+                );
+            }
+            first += path.len;
+        }
+        assert_eq!(first, set.samples.len(), "{name}");
     }
 }

@@ -2,7 +2,7 @@
 //! `arm_ik bench --compare k`. `k` 0.32 builds on an older nalgebra, so
 //! poses cross the boundary as plain arrays.
 
-use super::{Criteria, Record, Sample, judge};
+use super::{Answer, Criteria, Record, TargetSet, run_with};
 use crate::model::Chain;
 use k::InverseKinematicsSolver;
 use k::nalgebra as kna;
@@ -70,9 +70,9 @@ impl KChain {
         ([p.x, p.y, p.z], [r.i, r.j, r.k, r.w])
     }
 
-    /// Runs k's JacobianIkSolver on every sample from `seed`, judged by the
+    /// Runs k's JacobianIkSolver on `set` with its protocol, judged by the
     /// same criteria as our solvers.
-    pub fn run(&self, ours: &Chain, samples: &[Sample], seed: &[f64], c: &Criteria) -> Vec<Record> {
+    pub fn run(&self, ours: &Chain, set: &TargetSet, seed: &[f64], c: &Criteria) -> Vec<Record> {
         let solver =
             k::JacobianIkSolver::new(c.position_tolerance, c.orientation_tolerance, 0.5, 500);
         let constraints = k::Constraints {
@@ -81,35 +81,36 @@ impl KChain {
             rotation_z: !c.position_only,
             ..Default::default()
         };
-        samples
-            .iter()
-            .map(|s| {
-                let p = s.position;
-                let [x, y, z, w] = s.quaternion;
-                let target = kna::Isometry3::from_parts(
-                    kna::Translation3::new(p[0], p[1], p[2]),
-                    kna::UnitQuaternion::from_quaternion(kna::Quaternion::new(w, x, y, z)),
-                );
-                self.chain.set_joint_positions_clamped(seed);
-                let start = Instant::now();
-                let outcome = solver.solve_with_constraints(&self.chain, &target, &constraints);
-                let elapsed = start.elapsed();
-                let q = self.chain.joint_positions();
-                let (ok, verdict, pe, oe) = judge(ours, s, &q, elapsed, c);
-                let status = match (&outcome, ok) {
-                    (_, true) => "success".to_owned(),
-                    (Err(e), _) => format!("error (k: {e})"),
-                    (Ok(()), _) => verdict.to_owned(),
-                };
-                Record {
-                    q,
-                    t: elapsed.as_secs_f64(),
-                    status,
-                    position_error: pe,
-                    orientation_error: oe,
-                    iterations: 0,
-                }
-            })
-            .collect()
+        run_with(ours, set, seed, c, |s, seed| {
+            let p = s.position;
+            let [x, y, z, w] = s.quaternion;
+            let target = kna::Isometry3::from_parts(
+                kna::Translation3::new(p[0], p[1], p[2]),
+                kna::UnitQuaternion::from_quaternion(kna::Quaternion::new(w, x, y, z)),
+            );
+            self.chain.set_joint_positions_clamped(seed);
+            let start = Instant::now();
+            let outcome = solver.solve_with_constraints(&self.chain, &target, &constraints);
+            let elapsed = start.elapsed();
+            Answer {
+                q: Some(self.chain.joint_positions()),
+                elapsed,
+                detail: outcome.err().map(|e| format!("k: {}", reason(&e))),
+                iterations: 0,
+            }
+        })
+    }
+}
+
+/// k's error as a reason that is the same for every query it stands for
+/// (its own messages carry the residuals), so failures can be counted by
+/// reason.
+fn reason(e: &k::Error) -> String {
+    match e {
+        k::Error::NotConvergedError { .. } => "did not converge".to_owned(),
+        k::Error::InverseMatrixError => {
+            "singular Jacobian (cannot invert it at the seed or on the way)".to_owned()
+        }
+        other => other.to_string(),
     }
 }

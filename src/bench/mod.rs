@@ -1,19 +1,31 @@
-//! The IK benchmark protocol of `../shared/targets/README.md` (as in the
-//! TRAC-IK paper): every query starts from the same named seed; it succeeds
-//! when the pose error is within the tolerances, every joint is within its
-//! limits, and the wall time is within the budget.
+//! The IK benchmark protocols.
 //!
+//! Targets (`../shared/targets/README.md`, as in the TRAC-IK paper): every
+//! query starts from the same named seed. Paths (a target file with
+//! `paths`): continuous Cartesian paths, targets at most 1 mm and 0.01 rad
+//! apart, the first solved from the path's start configuration and each
+//! next one from the previous answer, as a node following a moving target
+//! does; the answers must stay on one branch (no large joint steps).
+//!
+//! A query succeeds when the pose error is within the tolerances, every
+//! joint is within its limits, and the wall time is within the budget.
 //! Success is judged here, independently of what the solver claims: the
 //! returned joints go through the chain's forward kinematics again.
 
+mod generate;
 mod kcompare;
+mod summary;
 mod targets;
 
+pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
-pub use targets::{NamedSeed, Sample, TargetFileError, TargetSet};
+pub use summary::{
+    FailureCount, PathFigures, Protocol, STEP_LIMIT, Summary, percentile, summarize,
+};
+pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
 use crate::ik::{Solver, Target, metric};
-use crate::model::Chain;
+use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -33,32 +45,78 @@ pub struct Record {
     pub q: Vec<f64>,
     /// Wall time in seconds.
     pub t: f64,
-    /// `success`, or what failed: `error`, `limits`, `time`, or the solver's
-    /// own status when the pose was not reached.
-    pub status: String,
+    /// `success`, or what failed.
+    pub status: Verdict,
+    /// Why, when it failed: the solver's own status when the pose was not
+    /// reached, or the error that rejected the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     pub position_error: f64,
     pub orientation_error: f64,
     pub iterations: u32,
+    /// `|q - seed|` (rad, [`metric::joint_distance`]); NaN when there is no
+    /// usable answer.
+    pub distance: f64,
+    /// Path protocol: the largest change of one joint from the previous
+    /// answer (rad); absent for a path's first target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
 }
 
-/// Summary figures of one run.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub solver: String,
-    pub targets: String,
-    pub n: usize,
-    /// Fraction of queries that succeeded, in `[0, 1]`.
-    pub success_rate: f64,
-    /// Median and 99th percentile wall time over all queries (µs).
-    pub median_us: f64,
-    pub p99_us: f64,
-    /// Median wall time of the successful queries (µs), as the shared
-    /// README's table reports.
-    pub median_success_us: f64,
-    pub mean_iterations: f64,
-    pub position_tolerance: f64,
-    pub orientation_tolerance: f64,
-    pub budget_ms: f64,
+/// What the benchmark makes of one returned configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Within the tolerances and the limits, in time.
+    Success,
+    /// Not within the tolerances (or not a usable joint vector).
+    Error,
+    /// A joint outside its limits.
+    Limits,
+    /// Reached, but after the budget.
+    Time,
+    /// The solver refused the query with an error.
+    Rejected,
+}
+
+impl Verdict {
+    /// As the JSON spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Success => "success",
+            Verdict::Error => "error",
+            Verdict::Limits => "limits",
+            Verdict::Time => "time",
+            Verdict::Rejected => "rejected",
+        }
+    }
+
+    /// What the verdict means, for a reader of the table.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Verdict::Success => "reached in time, within the limits",
+            Verdict::Error => "not within the tolerances",
+            Verdict::Limits => "a joint outside its limits",
+            Verdict::Time => "reached after the budget",
+            Verdict::Rejected => "refused by the solver",
+        }
+    }
+}
+
+/// [`judge`]'s answer: the verdict and the pose error it was based on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// Metres; NaN when the joint vector was unusable.
+    pub position_error: f64,
+    /// Radians; NaN when the joint vector was unusable.
+    pub orientation_error: f64,
+}
+
+impl Judgement {
+    pub fn success(&self) -> bool {
+        self.verdict == Verdict::Success
+    }
 }
 
 /// Judges a returned configuration against a sample.
@@ -68,27 +126,35 @@ pub fn judge(
     q: &[f64],
     elapsed: Duration,
     c: &Criteria,
-) -> (bool, &'static str, f64, f64) {
+) -> Judgement {
     if q.len() != chain.dof() || q.iter().any(|v| !v.is_finite()) {
-        return (false, "error", f64::NAN, f64::NAN);
+        return Judgement {
+            verdict: Verdict::Error,
+            position_error: f64::NAN,
+            orientation_error: f64::NAN,
+        };
     }
     let tip = chain.fk(q);
     let target = sample_target(sample, c.position_only);
-    let pe = (target.position - tip.translation.vector).norm();
-    let oe = match target.orientation {
+    let position_error = (target.position - tip.translation.vector).norm();
+    let orientation_error = match target.orientation {
         Some(o) => metric::orientation_distance(&tip, &o),
         None => 0.0,
     };
     let verdict = if !chain.within_limits(q) {
-        "limits"
-    } else if pe > c.position_tolerance || oe > c.orientation_tolerance {
-        "error"
+        Verdict::Limits
+    } else if position_error > c.position_tolerance || orientation_error > c.orientation_tolerance {
+        Verdict::Error
     } else if elapsed > c.budget {
-        "time"
+        Verdict::Time
     } else {
-        "success"
+        Verdict::Success
     };
-    (verdict == "success", verdict, pe, oe)
+    Judgement {
+        verdict,
+        position_error,
+        orientation_error,
+    }
 }
 
 /// The target a sample asks for.
@@ -102,84 +168,137 @@ pub fn sample_target(sample: &Sample, position_only: bool) -> Target {
     }
 }
 
-/// Runs every sample through `solver` from `seed` and judges it.
+/// What a solver under test returned for one query.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The joints; `None` when the query was refused.
+    pub q: Option<Vec<f64>>,
+    pub elapsed: Duration,
+    /// Why, when the pose is not reached (the solver's status or error).
+    pub detail: Option<String>,
+    pub iterations: u32,
+}
+
+/// Runs `set` with its protocol (paths when the file has them, else every
+/// sample from `seed`) through `solve`, which answers a sample from a seed,
+/// and judges every answer.
+pub fn run_with(
+    chain: &Chain,
+    set: &TargetSet,
+    seed: &[f64],
+    c: &Criteria,
+    mut solve: impl FnMut(&Sample, &[f64]) -> Answer,
+) -> Vec<Record> {
+    if set.paths.is_empty() {
+        return set
+            .samples
+            .iter()
+            .map(|s| record(chain, s, seed, solve(s, seed), c, None))
+            .collect();
+    }
+    let mut records = Vec::with_capacity(set.samples.len());
+    let mut first = 0;
+    for path in &set.paths {
+        // The arm starts on the path; then each target from the answer
+        // before (an unusable answer leaves the arm where it was).
+        let mut at: &[f64] = &path.start;
+        let mut previous: Option<Vec<f64>> = None;
+        for s in &set.samples[first..first + path.len] {
+            let r = record(chain, s, at, solve(s, at), c, previous.as_deref());
+            if r.distance.is_finite() {
+                previous = Some(r.q.clone());
+            }
+            records.push(r);
+            at = previous.as_deref().unwrap_or(&path.start);
+        }
+        first += path.len;
+    }
+    records
+}
+
+/// Runs `set` through one of our solvers (see [`run_with`]).
 pub fn run(solver: &mut Solver, set: &TargetSet, seed: &[f64], c: &Criteria) -> Vec<Record> {
     let chain = solver.chain().clone();
-    set.samples
+    run_with(&chain, set, seed, c, |sample, seed| {
+        let target = sample_target(sample, c.position_only);
+        let start = Instant::now();
+        let result = solver.solve(&target, seed);
+        let elapsed = start.elapsed();
+        match result {
+            Ok(sol) => Answer {
+                detail: (!sol.status.is_converged()).then(|| sol.status.to_string()),
+                q: Some(sol.q),
+                elapsed,
+                iterations: sol.iterations,
+            },
+            Err(e) => Answer {
+                q: None,
+                elapsed,
+                detail: Some(e.to_string()),
+                iterations: 0,
+            },
+        }
+    })
+}
+
+/// Judges one answer. `previous`: the answer before on the path.
+fn record(
+    chain: &Chain,
+    sample: &Sample,
+    seed: &[f64],
+    answer: Answer,
+    c: &Criteria,
+    previous: Option<&[f64]>,
+) -> Record {
+    let t = answer.elapsed.as_secs_f64();
+    let Some(q) = answer.q else {
+        return Record {
+            q: Vec::new(),
+            t,
+            status: Verdict::Rejected,
+            detail: answer.detail,
+            position_error: f64::NAN,
+            orientation_error: f64::NAN,
+            iterations: answer.iterations,
+            distance: f64::NAN,
+            step: None,
+        };
+    };
+    let j = judge(chain, sample, &q, answer.elapsed, c);
+    let usable = q.len() == chain.dof() && q.iter().all(|v| v.is_finite());
+    Record {
+        status: j.verdict,
+        detail: answer.detail.filter(|_| !j.success()),
+        position_error: j.position_error,
+        orientation_error: j.orientation_error,
+        iterations: answer.iterations,
+        distance: if usable {
+            metric::joint_distance(chain, &q, seed, &[])
+        } else {
+            f64::NAN
+        },
+        step: previous
+            .filter(|_| usable)
+            .map(|p| largest_step(chain, p, &q)),
+        q,
+        t,
+    }
+}
+
+/// The largest change of one joint between two configurations
+/// (continuous joints the short way round).
+pub fn largest_step(chain: &Chain, a: &[f64], b: &[f64]) -> f64 {
+    chain
+        .joints
         .iter()
-        .map(|sample| {
-            let target = sample_target(sample, c.position_only);
-            let start = Instant::now();
-            let result = solver.solve(&target, seed);
-            let elapsed = start.elapsed();
-            match result {
-                Ok(sol) => {
-                    let (ok, verdict, pe, oe) = judge(&chain, sample, &sol.q, elapsed, c);
-                    Record {
-                        status: if ok || verdict != "error" {
-                            verdict.to_owned()
-                        } else {
-                            format!("error ({})", sol.status)
-                        },
-                        q: sol.q,
-                        t: elapsed.as_secs_f64(),
-                        position_error: pe,
-                        orientation_error: oe,
-                        iterations: sol.iterations,
-                    }
-                }
-                Err(e) => Record {
-                    q: Vec::new(),
-                    t: elapsed.as_secs_f64(),
-                    status: format!("rejected ({e})"),
-                    position_error: f64::NAN,
-                    orientation_error: f64::NAN,
-                    iterations: 0,
-                },
+        .zip(a.iter().zip(b))
+        .map(|(j, (x, y))| {
+            let d = y - x;
+            if j.kind == JointKind::Continuous {
+                wrap_angle(d).abs()
+            } else {
+                d.abs()
             }
         })
-        .collect()
-}
-
-/// Summary figures of a run.
-pub fn summarize(solver: &str, targets: &str, records: &[Record], c: &Criteria) -> Summary {
-    let n = records.len();
-    let mut all: Vec<f64> = records.iter().map(|r| r.t * 1e6).collect();
-    let mut ok: Vec<f64> = records
-        .iter()
-        .filter(|r| r.status == "success")
-        .map(|r| r.t * 1e6)
-        .collect();
-    let successes = ok.len();
-    Summary {
-        solver: solver.to_owned(),
-        targets: targets.to_owned(),
-        n,
-        success_rate: if n == 0 {
-            0.0
-        } else {
-            successes as f64 / n as f64
-        },
-        median_us: percentile(&mut all, 0.5),
-        p99_us: percentile(&mut all, 0.99),
-        median_success_us: percentile(&mut ok, 0.5),
-        mean_iterations: if n == 0 {
-            0.0
-        } else {
-            records.iter().map(|r| r.iterations as f64).sum::<f64>() / n as f64
-        },
-        position_tolerance: c.position_tolerance,
-        orientation_tolerance: c.orientation_tolerance,
-        budget_ms: c.budget.as_secs_f64() * 1e3,
-    }
-}
-
-/// Nearest-rank percentile (`p` in `[0, 1]`); NaN for an empty set.
-pub fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
+        .fold(0.0, f64::max)
 }

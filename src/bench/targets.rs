@@ -1,10 +1,8 @@
 //! Benchmark target files (`../shared/targets/*.json`): the robot, the
-//! chain, named seeds and the sampled poses. [`TargetSet::generate`] makes
-//! the project's own (`benches/targets/*.json`).
+//! chain, named seeds and the sampled poses, and for path sets the paths
+//! they form. [`TargetSet::generate`] and [`TargetSet::generate_paths`]
+//! make the project's own (`benches/targets/*.json`).
 
-use crate::ik::Rng;
-use crate::model::{Chain, JointKind};
-use nalgebra::UnitQuaternion;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -21,6 +19,8 @@ pub enum TargetFileError {
         name: String,
         available: Vec<String>,
     },
+    #[error("{path}: {detail}")]
+    BadPaths { path: String, detail: String },
     #[error("{path}: sample {index} has {got} joint values, the file names {expected} joints")]
     SampleLength {
         path: String,
@@ -46,6 +46,16 @@ pub struct Sample {
     pub quaternion: [f64; 4],
 }
 
+/// One path of a path set: where the arm starts, and how many of the
+/// samples (after those of the paths before) it runs through.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct PathSpan {
+    /// The configuration the arm is in at the path's start (the generating
+    /// configuration of its first sample): the first target's seed.
+    pub start: Vec<f64>,
+    pub len: usize,
+}
+
 /// One target file as written by the shared benchmark generator.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct TargetSet {
@@ -65,6 +75,10 @@ pub struct TargetSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rng_seed: Option<u64>,
     pub seeds: Vec<NamedSeed>,
+    /// Path sets: the samples form these paths, one after another (empty:
+    /// a set of independent targets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathSpan>,
     pub samples: Vec<Sample>,
     /// Where the file was read from (filled in by [`TargetSet::load`]).
     #[serde(skip)]
@@ -95,8 +109,36 @@ impl TargetSet {
                 });
             }
         }
+        set.check_paths()
+            .map_err(|detail| TargetFileError::BadPaths {
+                path: shown,
+                detail,
+            })?;
         set.path = path.to_path_buf();
         Ok(set)
+    }
+
+    /// The paths must cover the samples exactly, and start with one value
+    /// per joint.
+    fn check_paths(&self) -> Result<(), String> {
+        if self.paths.is_empty() {
+            return Ok(());
+        }
+        let covered: usize = self.paths.iter().map(|p| p.len).sum();
+        if covered != self.samples.len() {
+            return Err(format!(
+                "the paths cover {covered} samples, the file has {}",
+                self.samples.len()
+            ));
+        }
+        let n = self.joint_names.len();
+        match self.paths.iter().position(|p| p.start.len() != n) {
+            Some(i) => Err(format!(
+                "path {i} starts with {} joint values, the file names {n} joints",
+                self.paths[i].start.len()
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The robot file, resolved against the target file's folder.
@@ -127,64 +169,6 @@ impl TargetSet {
 }
 
 impl TargetSet {
-    /// Draws `n` configurations of `chain` uniformly within the joints'
-    /// sampling ranges ([`crate::model::Joint::sample_range`]: the limits,
-    /// `[-pi, pi]` for continuous joints) with SplitMix64 seeded by
-    /// `rng_seed`, and records each one's tip pose. `urdf` is stored as given
-    /// (the robot file relative to where the set will be written). The same
-    /// arguments always give the same set.
-    pub fn generate(
-        chain: &Chain,
-        urdf: &str,
-        n: usize,
-        rng_seed: u64,
-        position_only: bool,
-    ) -> TargetSet {
-        let ranges: Vec<(f64, f64)> = chain.joints.iter().map(|j| j.sample_range()).collect();
-        let mid = chain.mid_configuration();
-        let mut rng = Rng::new(rng_seed);
-        let samples = (0..n)
-            .map(|_| {
-                let q: Vec<f64> = ranges.iter().map(|&(lo, hi)| rng.range(lo, hi)).collect();
-                let tip = chain.fk(&q);
-                let r = UnitQuaternion::from_rotation_matrix(&tip.rotation);
-                // q and -q are the same rotation; keep w >= 0 so files diff cleanly.
-                let s = if r.w < 0.0 { -1.0 } else { 1.0 };
-                Sample {
-                    position: tip.translation.vector.into(),
-                    quaternion: [s * r.i, s * r.j, s * r.k, s * r.w],
-                    q,
-                }
-            })
-            .collect();
-        let seed = |name: &str, q: Vec<f64>| NamedSeed {
-            name: name.to_owned(),
-            q,
-        };
-        TargetSet {
-            urdf: urdf.to_owned(),
-            base_link: chain.base.clone(),
-            tip_link: chain.tip.clone(),
-            joint_names: chain.joints.iter().map(|j| j.name.clone()).collect(),
-            lower: ranges.iter().map(|r| r.0).collect(),
-            upper: ranges.iter().map(|r| r.1).collect(),
-            continuous: chain
-                .joints
-                .iter()
-                .map(|j| j.kind == JointKind::Continuous)
-                .collect(),
-            position_only,
-            rng_seed: Some(rng_seed),
-            seeds: vec![
-                seed("mid", mid.clone()),
-                seed("zero", vec![0.0; mid.len()]),
-                seed("mid+0.1", mid.iter().map(|v| v + 0.1).collect()),
-            ],
-            samples,
-            path: PathBuf::new(),
-        }
-    }
-
     /// The set as JSON, one sample per line so that diffs stay readable.
     pub fn to_json(&self) -> String {
         let text = serde_json::to_string(self).expect("a target set always serializes");

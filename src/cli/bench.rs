@@ -1,7 +1,8 @@
-//! `arm_ik bench`: the benchmark protocol of `../shared/targets/README.md`.
+//! `arm_ik bench`: the benchmark protocols of `arm_ik::bench` (targets as
+//! in `../shared/targets/README.md`, or paths).
 
 use super::settings_args::SolverArgs;
-use arm_ik::bench::{self, Criteria, KChain, Summary, TargetSet};
+use arm_ik::bench::{self, Criteria, KChain, Protocol, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
 use serde_json::json;
@@ -19,7 +20,8 @@ pub struct Args {
     urdf: Option<PathBuf>,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Named seed every query starts from.
+    /// Named seed every query starts from (targets protocol; a path starts
+    /// where its file says).
     #[arg(long, default_value = "mid")]
     seed_name: String,
     /// Also run another solver on the same targets in the same run: `k`.
@@ -56,14 +58,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let mut solver = Solver::new(&chain, config, common)?;
     let records = bench::run(&mut solver, &set, &seed, &criteria);
-    let ours = bench::summarize(solver.kind().name(), &set.name(), &records, &criteria);
+    let name = if a.solver.closest {
+        format!("{}+closest", solver.kind())
+    } else {
+        solver.kind().to_string()
+    };
+    let ours = bench::summarize(&name, &set, &records, &criteria);
 
     let other = match a.compare.as_deref() {
         None => None,
         Some("k") => {
             let kc = KChain::load(&urdf, &chain)?;
-            let rec = kc.run(&chain, &set.samples, &seed, &criteria);
-            Some(bench::summarize("k", &set.name(), &rec, &criteria))
+            let rec = kc.run(&chain, &set, &seed, &criteria);
+            Some(bench::summarize("k", &set, &rec, &criteria))
         }
         Some(other) => anyhow::bail!(
             "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
@@ -75,6 +82,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "solver": ours.solver,
             "arm": set.name(),
             "seed": a.seed_name,
+            "protocol": ours.protocol,
             "records": records,
         });
         std::fs::write(path, serde_json::to_vec(&raw)?)
@@ -88,41 +96,77 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         println!("{}", serde_json::to_string(&out)?);
     } else {
-        println!(
-            "{} targets, tolerance {:.0e} m / {:.0e} rad{}, budget {} ms, seed '{}'",
-            set.name(),
-            criteria.position_tolerance,
-            criteria.orientation_tolerance,
-            if criteria.position_only {
-                " (position only)"
-            } else {
-                ""
-            },
-            a.solver.budget_ms,
-            a.seed_name
-        );
-        println!(
-            "{:<10} {:>6} {:>9} {:>11} {:>11} {:>12} {:>10}",
-            "solver", "n", "success", "median_us", "p99_us", "median_ok_us", "mean_iter"
-        );
-        for s in std::iter::once(&ours).chain(other.as_ref()) {
-            println!(
-                "{:<10} {:>6} {:>8.2}% {:>11.1} {:>11.1} {:>12.1} {:>10.1}",
-                s.solver,
-                s.n,
-                100.0 * s.success_rate,
-                s.median_us,
-                s.p99_us,
-                s.median_success_us,
-                s.mean_iterations
-            );
-        }
-        if let Some(o) = &other {
-            let r = ratios(&ours, o);
-            println!("ratios {} / {}: {}", ours.solver, o.solver, r);
-        }
+        print_table(&ours, other.as_ref(), &a.seed_name);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The figures as a table, one row per solver.
+fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
+    let start = match ours.protocol {
+        Protocol::Targets => format!("every target from seed '{seed_name}'"),
+        Protocol::Paths => "paths, each target from the previous answer".to_owned(),
+    };
+    println!(
+        "{} targets, tolerance {:.0e} m / {:.0e} rad, budget {} ms, {start}",
+        ours.targets, ours.position_tolerance, ours.orientation_tolerance, ours.budget_ms,
+    );
+    let paths = ours.paths.is_some();
+    print!(
+        "{:<17} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9}",
+        "solver", "n", "success", "p50_us", "p99_us", "max_us", "med_dist", "p99_dist", "mean_iter"
+    );
+    if paths {
+        print!(" {:>9} {:>6}", "max_step", "jumps");
+    }
+    println!();
+    for s in std::iter::once(ours).chain(other) {
+        print!(
+            "{:<17} {:>5} {:>7.2}% {:>8.1} {:>8.1} {:>8.1} {:>9.3} {:>9.3} {:>9.1}",
+            s.solver,
+            s.n,
+            100.0 * s.success_rate,
+            s.p50_us,
+            s.p99_us,
+            s.max_us,
+            s.median_distance,
+            s.p99_distance,
+            s.mean_iterations
+        );
+        if let Some(p) = &s.paths {
+            print!(" {:>9.4} {:>6}", p.largest_step, p.jumps);
+        }
+        println!();
+    }
+    if paths {
+        println!(
+            "dist: |q - previous answer| (rad); max_step: largest change of one joint; \
+             jumps: steps moving a joint more than {STEP_LIMIT} rad"
+        );
+    }
+    for s in std::iter::once(ours).chain(other) {
+        print_failures(s);
+    }
+    if let Some(o) = other {
+        println!("ratios {} / {}: {}", ours.solver, o.solver, ratios(ours, o));
+    }
+}
+
+/// Why a solver's failed queries failed, with counts.
+fn print_failures(s: &Summary) {
+    if s.failures.is_empty() {
+        return;
+    }
+    println!("{} failures:", s.solver);
+    for f in &s.failures {
+        let why = f.reason.as_deref().unwrap_or("no reason given");
+        println!(
+            "  {:>5} {} ({}): {why}",
+            f.count,
+            f.verdict.name(),
+            f.verdict.meaning()
+        );
+    }
 }
 
 /// Our figures divided by the other solver's.
@@ -136,7 +180,7 @@ fn ratios(ours: &Summary, other: &Summary) -> serde_json::Value {
     };
     json!({
         "success_rate": div(ours.success_rate, other.success_rate),
-        "median_us": div(ours.median_us, other.median_us),
+        "p50_us": div(ours.p50_us, other.p50_us),
         "p99_us": div(ours.p99_us, other.p99_us),
     })
 }

@@ -7,7 +7,7 @@
 
 use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
-use arm_ik::node::settings::{BEND_KEYWORDS, parse_bend, parse_clamps, parse_locks};
+use arm_ik::node::settings::{BEND_KEYWORDS, parse_bend, parse_clamps, parse_locks, parse_weights};
 use arm_ik::node::{
     MotionSettings, NodeCore, NodeError, NodeSettings, SettingError, SolverSettings,
 };
@@ -73,6 +73,15 @@ pub struct SolverArgs {
     /// Narrow joint ranges: JOINT=MIN:MAX[,...] (repeatable).
     #[arg(long, value_name = "JOINT=MIN:MAX", allow_hyphen_values = true)]
     pub clamp: Vec<String>,
+    /// Jacobian: return the in-limit solution closest to the seed found
+    /// within the budget, not the first one.
+    #[arg(long)]
+    pub closest: bool,
+    /// With --closest: a joint's weight in the distance to the seed,
+    /// JOINT=W[,...] (repeatable; joints not named weigh 1, 0 leaves one
+    /// out).
+    #[arg(long = "closest-weight", value_name = "JOINT=W")]
+    pub closest_weight: Vec<String>,
 }
 
 impl SolverArgs {
@@ -85,6 +94,10 @@ impl SolverArgs {
         let mut clamp = Vec::new();
         for s in &self.clamp {
             clamp.extend(parse_clamps(s)?);
+        }
+        let mut closest_weight = Vec::new();
+        for s in &self.closest_weight {
+            closest_weight.extend(parse_weights(s)?);
         }
         let settings = SolverSettings {
             solver: self.solver,
@@ -99,6 +112,8 @@ impl SolverArgs {
             pitch: self.pitch,
             lock,
             clamp,
+            closest: self.closest,
+            closest_weight,
         };
         settings.validate()?;
         Ok(settings)

@@ -51,6 +51,8 @@ pub struct Bounds {
     pub upper: Vec<f64>,
     pub locked: Vec<bool>,
     continuous: Vec<bool>,
+    /// Revolute joints (not continuous): a whole turn is the same pose.
+    revolute: Vec<bool>,
 }
 
 impl Bounds {
@@ -63,6 +65,7 @@ impl Bounds {
             upper: Vec::with_capacity(n),
             locked: Vec::with_capacity(n),
             continuous: Vec::with_capacity(n),
+            revolute: Vec::with_capacity(n),
         };
         for (i, j) in chain.joints.iter().enumerate() {
             let mode = modes.get(i).copied().unwrap_or_default();
@@ -75,6 +78,7 @@ impl Bounds {
             b.locked.push(mode == JointMode::Lock);
             b.continuous
                 .push(j.kind == JointKind::Continuous && mode == JointMode::Free);
+            b.revolute.push(j.kind == JointKind::Revolute);
         }
         b
     }
@@ -138,6 +142,26 @@ impl Bounds {
         }
     }
 
+    /// Turns each revolute joint by whole turns (the same pose) to the
+    /// value inside its bounds nearest `seed`: a UR5 joint ranges over two
+    /// turns, and the solver may land a turn away from the seed.
+    pub fn wind_toward(&self, q: &mut [f64], seed: &[f64]) {
+        use std::f64::consts::TAU;
+        for (i, v) in q.iter_mut().enumerate() {
+            let (lo, hi) = (self.lower[i], self.upper[i]);
+            if !self.revolute[i] || hi - lo < TAU || !v.is_finite() || !seed[i].is_finite() {
+                continue;
+            }
+            let most = ((hi - *v) / TAU).floor();
+            let least = ((lo - *v) / TAU).ceil();
+            let k = ((seed[i] - *v) / TAU).round().max(least).min(most);
+            let w = *v + k * TAU;
+            if (lo..=hi).contains(&w) {
+                *v = w;
+            }
+        }
+    }
+
     /// True when `q[i]` sits on a bound and `step` would push it further out.
     #[inline]
     pub fn blocks(&self, i: usize, q: f64, step: f64) -> bool {
@@ -147,28 +171,67 @@ impl Bounds {
     /// A uniform random configuration within the bounds (continuous and
     /// unbounded joints in `[-pi, pi]`); locked joints keep their value.
     pub fn sample(&self, rng: &mut Rng, q: &mut [f64]) {
-        use std::f64::consts::PI;
         for (i, v) in q.iter_mut().enumerate() {
-            if self.locked[i] {
-                continue;
+            if !self.locked[i] {
+                *v = self.place(i, rng.unit());
             }
-            let lo = if self.lower[i].is_finite() {
-                self.lower[i]
-            } else {
-                -PI
-            };
-            let hi = if self.upper[i].is_finite() {
-                self.upper[i]
-            } else {
-                PI
-            };
-            *v = rng.range(lo, hi);
         }
+    }
+
+    /// The point a fraction `u` in `[0, 1)` of the way through joint `i`'s
+    /// range (continuous and unbounded joints: `[-pi, pi]`).
+    pub fn place(&self, i: usize, u: f64) -> f64 {
+        use std::f64::consts::PI;
+        let lo = if self.lower[i].is_finite() {
+            self.lower[i]
+        } else {
+            -PI
+        };
+        let hi = if self.upper[i].is_finite() {
+            self.upper[i]
+        } else {
+            PI
+        };
+        lo + (hi - lo) * u
     }
 
     pub fn contains(&self, q: &[f64]) -> bool {
         q.iter()
             .enumerate()
             .all(|(i, v)| v.is_finite() && *v >= self.lower[i] && *v <= self.upper[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::{PI, TAU};
+
+    fn chain(lower: f64, upper: f64) -> Chain {
+        let xml = format!(
+            r#"<robot name="r"><link name="a"/><link name="b"/>
+            <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+            <axis xyz="0 0 1"/><limit lower="{lower}" upper="{upper}" effort="1" velocity="1"/></joint>
+            </robot>"#
+        );
+        Chain::from_urdf_str(&xml, None, None).unwrap()
+    }
+
+    #[test]
+    fn whole_turns_toward_the_seed_inside_the_limits() {
+        let b = Bounds::new(&chain(-TAU, TAU), &[]);
+        let mut q = [5.0];
+        b.wind_toward(&mut q, &[0.0]);
+        assert!((q[0] - (5.0 - TAU)).abs() < 1e-12);
+        // The nearest turn would leave the limits: the next one inside.
+        let b = Bounds::new(&chain(-1.5 * PI, 1.5 * PI), &[]);
+        let mut q = [-4.0];
+        b.wind_toward(&mut q, &[3.0 * PI]);
+        assert!((q[0] - (-4.0 + TAU)).abs() < 1e-12);
+        // Less than a turn of range: nothing to wind.
+        let b = Bounds::new(&chain(-3.0, 3.0), &[]);
+        let mut q = [-2.9];
+        b.wind_toward(&mut q, &[2.9]);
+        assert_eq!(q[0], -2.9);
     }
 }

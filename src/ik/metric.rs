@@ -1,7 +1,7 @@
 //! The one error measure all solvers and the benchmark share.
 
 use super::Target;
-use crate::model::Transform;
+use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use nalgebra::{UnitQuaternion, Vector3};
 
 /// When a pose counts as reached.
@@ -77,4 +77,20 @@ pub fn rotation_error(tip: &Transform, target: &UnitQuaternion<f64>) -> Vector3<
 pub fn orientation_distance(tip: &Transform, target: &UnitQuaternion<f64>) -> f64 {
     let current = UnitQuaternion::from_rotation_matrix(&tip.rotation);
     current.angle_to(target)
+}
+
+/// The joint-space distance from `seed` to `q`: `sqrt(Σ wᵢ (qᵢ - seedᵢ)²)`,
+/// continuous joints measured the short way round. `weights` empty means
+/// every weight is 1. The closest mode minimises it; the benchmark reports
+/// it (unweighted) as `|q - seed|`.
+pub fn joint_distance(chain: &Chain, q: &[f64], seed: &[f64], weights: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (i, j) in chain.joints.iter().enumerate() {
+        let mut d = q[i] - seed[i];
+        if j.kind == JointKind::Continuous {
+            d = wrap_angle(d);
+        }
+        sum += weights.get(i).copied().unwrap_or(1.0) * d * d;
+    }
+    sum.sqrt()
 }

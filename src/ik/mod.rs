@@ -22,17 +22,17 @@ pub use analytic::{AnalyticOptions, Bend};
 pub use bounds::{Bounds, JointMode};
 pub use ccd::CcdOptions;
 pub use fabrik::FabrikOptions;
-pub use jacobian::JacobianOptions;
+pub use jacobian::{Closest, JacobianOptions};
 pub use metric::{PoseError, Tolerance};
 pub use rng::Rng;
-pub use solution::{Outcome, Reason, Solution, Status, finish};
+pub use solution::{Outcome, Reason, Solution, SolveStatus, finish};
 pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use thiserror::Error;
 
 /// Errors that stop a solve before it starts. Everything that can be
-/// answered with a best-effort pose is a [`Status`], not an error.
+/// answered with a best-effort pose is a [`SolveStatus`], not an error.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum IkError {
     #[error("target {field} is not finite: {value}")]

@@ -44,7 +44,7 @@ impl Reason {
 
 /// Outcome of a solve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub enum SolveStatus {
     /// Within tolerance.
     Converged,
     /// Not within tolerance: the best pose found, and why it is not better.
@@ -53,28 +53,28 @@ pub enum Status {
     Failed(Reason),
 }
 
-impl Status {
+impl SolveStatus {
     pub fn is_converged(self) -> bool {
-        self == Status::Converged
+        self == SolveStatus::Converged
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Status::Converged => "converged",
-            Status::BestEffort(_) => "best_effort",
-            Status::Failed(_) => "failed",
+            SolveStatus::Converged => "converged",
+            SolveStatus::BestEffort(_) => "best_effort",
+            SolveStatus::Failed(_) => "failed",
         }
     }
 
     pub fn reason(self) -> Option<Reason> {
         match self {
-            Status::Converged => None,
-            Status::BestEffort(r) | Status::Failed(r) => Some(r),
+            SolveStatus::Converged => None,
+            SolveStatus::BestEffort(r) | SolveStatus::Failed(r) => Some(r),
         }
     }
 }
 
-impl std::fmt::Display for Status {
+impl std::fmt::Display for SolveStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.reason() {
             None => f.write_str(self.name()),
@@ -94,7 +94,7 @@ pub struct Solution {
     /// no orientation.
     pub orientation_error: f64,
     pub iterations: u32,
-    pub status: Status,
+    pub status: SolveStatus,
 }
 
 /// What a solver found, handed to [`finish`].
@@ -133,11 +133,11 @@ pub fn finish(
         .map(|o| orientation_distance(&tip, &o))
         .unwrap_or(0.0);
     let status = if broke {
-        Status::Failed(Reason::Numerical)
+        SolveStatus::Failed(Reason::Numerical)
     } else if err.within(tol) {
-        Status::Converged
+        SolveStatus::Converged
     } else {
-        Status::BestEffort(why_not)
+        SolveStatus::BestEffort(why_not)
     };
     Solution {
         q,

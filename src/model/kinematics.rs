@@ -4,7 +4,8 @@
 //! needs no storage, and the Jacobian writes into a [`Frames`] buffer that the
 //! caller creates once per chain and reuses.
 
-use super::{Chain, Transform};
+use super::{Chain, Joint, JointKind, Transform};
+use nalgebra::Rotation3;
 use nalgebra::{Point3, Vector3};
 
 /// One Jacobian column: the tip's linear and angular velocity for a unit
@@ -40,6 +41,39 @@ impl Frames {
     }
 }
 
+impl Joint {
+    /// `t * self.motion(q)`, in place: the frame after the joint moved by
+    /// `q`. The hot step of forward kinematics: a rotation about a
+    /// coordinate axis (what almost every URDF has) mixes two columns of
+    /// `t` instead of building a rotation matrix and multiplying by it.
+    #[inline]
+    pub fn move_frame(&self, t: &mut Transform, q: f64) {
+        let a = self.axis.into_inner();
+        if self.kind == JointKind::Prismatic {
+            t.translation.vector += t.rotation * (a * q);
+            return;
+        }
+        let (s, c) = q.sin_cos();
+        // Each case is a right multiplication by a rotation matrix, so the
+        // result stays a rotation (`matrix_mut_unchecked` does not check).
+        let m = t.rotation.matrix_mut_unchecked();
+        let mix = |m: &mut nalgebra::Matrix3<f64>, i: usize, j: usize, s: f64| {
+            // columns (i, j) times [[c, -s], [s, c]]
+            for r in 0..3 {
+                let (mi, mj) = (m[(r, i)], m[(r, j)]);
+                m[(r, i)] = c * mi + s * mj;
+                m[(r, j)] = c * mj - s * mi;
+            }
+        };
+        match (a.x, a.y, a.z) {
+            (x, 0.0, 0.0) if x.abs() == 1.0 => mix(m, 1, 2, x * s),
+            (0.0, y, 0.0) if y.abs() == 1.0 => mix(m, 2, 0, y * s),
+            (0.0, 0.0, z) if z.abs() == 1.0 => mix(m, 0, 1, z * s),
+            _ => *m *= Rotation3::from_axis_angle(&self.axis, q).matrix(),
+        }
+    }
+}
+
 impl Chain {
     /// The tip pose in the base frame for joint positions `q`.
     ///
@@ -48,7 +82,8 @@ impl Chain {
         debug_assert_eq!(q.len(), self.joints.len());
         let mut t = Transform::identity();
         for (joint, &qi) in self.joints.iter().zip(q) {
-            t = t * joint.origin * joint.motion(qi);
+            t *= joint.origin;
+            joint.move_frame(&mut t, qi);
         }
         t * self.tip_offset
     }
@@ -62,7 +97,7 @@ impl Chain {
             t *= joint.origin;
             frames.origins[i] = Point3::from(t.translation.vector);
             frames.axes[i] = t.rotation * joint.axis.into_inner();
-            t *= joint.motion(qi);
+            joint.move_frame(&mut t, qi);
         }
         let tip = t * self.tip_offset;
         frames.tip = tip;

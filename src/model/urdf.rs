@@ -214,100 +214,21 @@ impl RobotTree {
     /// root link; the tip defaults to the only leaf below the base (an error
     /// lists the leaves when there are several).
     pub fn chain(&self, sel: &ChainSelection) -> Result<Chain, ModelError> {
-        let base = match &sel.base {
-            Some(b) => self.resolve(b, "base")?,
-            None => self.root.clone(),
-        };
-        let tip = match &sel.tip {
-            Some(t) => self.resolve(t, "tip")?,
-            None => {
-                let leaves = self.leaves_below(&base);
-                if leaves.len() != 1 {
-                    return Err(ModelError::AmbiguousTip {
-                        source_name: self.source.clone(),
-                        base,
-                        leaves,
-                    });
-                }
-                leaves[0].clone()
-            }
-        };
-
-        // Walk up from the tip until the base.
-        let mut path: Vec<usize> = Vec::new();
-        let mut link = tip.as_str();
-        while link != base {
-            match self.parent_joint.get(link) {
-                Some(&ji) => {
-                    path.push(ji);
-                    link = &self.joints[ji].parent.link;
-                }
-                None => {
-                    let hint = if self.is_below(&base, &tip) {
-                        format!("'{tip}' is above '{base}'; swap them")
-                    } else {
-                        format!("'{tip}' is not below '{base}' in the tree")
-                    };
-                    return Err(ModelError::NoPath {
-                        source_name: self.source.clone(),
-                        base,
-                        tip,
-                        hint,
-                    });
-                }
-            }
-        }
-        path.reverse();
-
+        let (base, tip) = self.ends(sel)?;
+        let path = self.path(&base, &tip)?;
         let mut joints = Vec::new();
         let mut pending = Transform::identity();
         for &ji in &path {
             let j = &self.joints[ji];
             let origin = pending * origin_transform(&j.origin);
-            let kind = match j.joint_type {
-                urdf_rs::JointType::Fixed => {
-                    pending = origin;
-                    continue;
+            match self.moving_joint(j, origin)? {
+                Some(joint) => {
+                    joints.push(joint);
+                    pending = Transform::identity();
                 }
-                urdf_rs::JointType::Revolute => JointKind::Revolute,
-                urdf_rs::JointType::Continuous => JointKind::Continuous,
-                urdf_rs::JointType::Prismatic => JointKind::Prismatic,
-                ref other => {
-                    return Err(ModelError::UnsupportedJoint {
-                        source_name: self.source.clone(),
-                        joint: j.name.clone(),
-                        kind: format!("{other:?}").to_lowercase(),
-                    });
-                }
-            };
-            if let Some(m) = &j.mimic {
-                return Err(ModelError::MimicInChain {
-                    source_name: self.source.clone(),
-                    joint: j.name.clone(),
-                    master: m.joint.clone(),
-                });
+                // A fixed joint folds into the next moving joint's origin.
+                None => pending = origin,
             }
-            let limits = match kind {
-                JointKind::Continuous => Limits::UNBOUNDED,
-                _ => Limits {
-                    lower: j.limit.lower,
-                    upper: j.limit.upper,
-                },
-            };
-            let max_velocity = if j.limit.velocity > 0.0 {
-                j.limit.velocity
-            } else {
-                f64::INFINITY
-            };
-            joints.push(Joint {
-                name: j.name.clone(),
-                kind,
-                origin,
-                axis: Unit::new_normalize(Vector3::from(j.axis.xyz.0)),
-                limits,
-                max_velocity,
-            });
-            pending = Transform::identity();
         }
         if joints.is_empty() {
             return Err(ModelError::NoMovingJoint {
@@ -326,6 +247,107 @@ impl RobotTree {
             tip_offset: pending,
             extras: super::extra::extra_joints(&self.joints, &names, &self.source)?,
         })
+    }
+
+    /// The base and tip links a selection names, defaults filled in.
+    fn ends(&self, sel: &ChainSelection) -> Result<(String, String), ModelError> {
+        let base = match &sel.base {
+            Some(b) => self.resolve(b, "base")?,
+            None => self.root.clone(),
+        };
+        let tip = match &sel.tip {
+            Some(t) => self.resolve(t, "tip")?,
+            None => {
+                let leaves = self.leaves_below(&base);
+                if leaves.len() != 1 {
+                    return Err(ModelError::AmbiguousTip {
+                        source_name: self.source.clone(),
+                        base,
+                        leaves,
+                    });
+                }
+                leaves[0].clone()
+            }
+        };
+        Ok((base, tip))
+    }
+
+    /// The joints from `base` down to `tip`, in that order.
+    fn path(&self, base: &str, tip: &str) -> Result<Vec<usize>, ModelError> {
+        let mut path: Vec<usize> = Vec::new();
+        let mut link = tip;
+        while link != base {
+            match self.parent_joint.get(link) {
+                Some(&ji) => {
+                    path.push(ji);
+                    link = &self.joints[ji].parent.link;
+                }
+                None => {
+                    let hint = if self.is_below(base, tip) {
+                        format!("'{tip}' is above '{base}'; swap them")
+                    } else {
+                        format!("'{tip}' is not below '{base}' in the tree")
+                    };
+                    return Err(ModelError::NoPath {
+                        source_name: self.source.clone(),
+                        base: base.to_owned(),
+                        tip: tip.to_owned(),
+                        hint,
+                    });
+                }
+            }
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// The chain joint for URDF joint `j` placed at `origin`; `None` for a
+    /// fixed joint, an error for a kind the chain cannot hold.
+    fn moving_joint(
+        &self,
+        j: &urdf_rs::Joint,
+        origin: Transform,
+    ) -> Result<Option<Joint>, ModelError> {
+        let kind = match j.joint_type {
+            urdf_rs::JointType::Fixed => return Ok(None),
+            urdf_rs::JointType::Revolute => JointKind::Revolute,
+            urdf_rs::JointType::Continuous => JointKind::Continuous,
+            urdf_rs::JointType::Prismatic => JointKind::Prismatic,
+            ref other => {
+                return Err(ModelError::UnsupportedJoint {
+                    source_name: self.source.clone(),
+                    joint: j.name.clone(),
+                    kind: format!("{other:?}").to_lowercase(),
+                });
+            }
+        };
+        if let Some(m) = &j.mimic {
+            return Err(ModelError::MimicInChain {
+                source_name: self.source.clone(),
+                joint: j.name.clone(),
+                master: m.joint.clone(),
+            });
+        }
+        let limits = match kind {
+            JointKind::Continuous => Limits::UNBOUNDED,
+            _ => Limits {
+                lower: j.limit.lower,
+                upper: j.limit.upper,
+            },
+        };
+        let max_velocity = if j.limit.velocity > 0.0 {
+            j.limit.velocity
+        } else {
+            f64::INFINITY
+        };
+        Ok(Some(Joint {
+            name: j.name.clone(),
+            kind,
+            origin,
+            axis: Unit::new_normalize(Vector3::from(j.axis.xyz.0)),
+            limits,
+            max_velocity,
+        }))
     }
 
     /// True when `link` is `ancestor` or below it.

@@ -8,7 +8,7 @@ use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg, clip, stale_why};
 use super::settings::{NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
-use crate::ik::{Common, IkError, Solver, SolverConfig, Status as SolveStatus, Target};
+use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
 use std::sync::Arc;

@@ -90,6 +90,10 @@ declare_params! {
         lock: String = comma_list(&solver().lock), live: true;
         /// Narrower joint ranges, comma-separated JOINT=MIN:MAX (e.g. "shoulder=-0.5:1.0"); empty: none.
         clamp: String = comma_list(&solver().clamp), live: true;
+        /// Jacobian solver: return the in-limit solution nearest the current joints found within the budget, not the first.
+        closest: bool = solver().closest, live: true;
+        /// With closest: joint weights of that distance, comma-separated JOINT=W (others weigh 1; 0 leaves a joint out); empty: all 1.
+        closest_weight: String = comma_list(&solver().closest_weight), live: true;
         /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
         rate_hz: f64 = motion().rate_hz, live: false;
         /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.

@@ -7,7 +7,7 @@
 //! one (a Koch-sized arm reaches 0.15 m), where a simulation would only
 //! show targets it cannot reach.
 
-use crate::ik::{Common, JacobianOptions, Rng, Solver, SolverConfig, Status, Target};
+use crate::ik::{Common, JacobianOptions, Rng, Solver, SolverConfig, SolveStatus, Target};
 use crate::model::Chain;
 use nalgebra::Vector3;
 use serde::Serialize;
@@ -112,7 +112,7 @@ impl FigureEight {
         (0..CHECKS).all(|k| {
             let p = self.at(k as f64 / CHECKS as f64, 1.0);
             match solver.solve(&Target::position(Vector3::from(p)), &seed) {
-                Ok(s) if s.status == Status::Converged => {
+                Ok(s) if s.status == SolveStatus::Converged => {
                     seed = s.q;
                     true
                 }

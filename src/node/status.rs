@@ -2,7 +2,7 @@
 //! loop rate and solve times. Everything here has a fixed size, so a node
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
-use crate::ik::{SolverKind, Status as SolveStatus};
+use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
 
 /// Why a target was refused before solving.
@@ -265,7 +265,7 @@ impl SolveOutcome {
     }
 }
 
-/// An [`ik::Status`](SolveStatus) by its name (`converged`, `best_effort`,
+/// A [`SolveStatus`] by its name (`converged`, `best_effort`,
 /// `failed`).
 fn solve_status<Ser: serde::Serializer>(s: &SolveStatus, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
     ser.serialize_str(s.name())

@@ -4,7 +4,7 @@
 use super::NodeParams;
 use crate::node::settings::{
     MotionSettings, NodeSettings, SettingError, SolverSettings, parse_bend, parse_clamps,
-    parse_locks, parse_pitch, parse_solver,
+    parse_locks, parse_pitch, parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -36,6 +36,8 @@ impl NodeParams {
                 pitch: parse_pitch(&self.pitch)?,
                 lock: parse_locks(&self.lock)?,
                 clamp: parse_clamps(&self.clamp)?,
+                closest: self.closest,
+                closest_weight: parse_weights(&self.closest_weight)?,
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,

@@ -21,8 +21,8 @@ pub use config::NodeConfig;
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
-    BEND_KEYWORDS, JointClamp, bend_name, parse_bend, parse_clamps, parse_locks, parse_pitch,
-    parse_solver,
+    BEND_KEYWORDS, JointClamp, JointWeight, bend_name, parse_bend, parse_clamps, parse_locks,
+    parse_pitch, parse_solver, parse_weights,
 };
 
 use crate::ik::{Common, SolverConfig};

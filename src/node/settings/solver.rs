@@ -1,10 +1,10 @@
 //! Solver settings: which solver, its options, and per-joint locks and
 //! clamps, with their defaults taken from the solvers' own.
 
-use super::text::{JointClamp, bend_name};
+use super::text::{JointClamp, JointWeight, bend_name};
 use super::{SettingError, positive};
 use crate::ik::{
-    AnalyticOptions, Bend, CcdOptions, Common, FabrikOptions, JacobianOptions, JointMode,
+    AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, JacobianOptions, JointMode,
     SolverConfig, SolverKind, Start, Tolerance,
 };
 use crate::model::Chain;
@@ -39,6 +39,12 @@ pub struct SolverSettings {
     pub lock: Vec<String>,
     /// Joints kept within a narrower range than the URDF's.
     pub clamp: Vec<JointClamp>,
+    /// Jacobian: return the in-limit solution nearest the seed found within
+    /// the budget, not the first one.
+    pub closest: bool,
+    /// With `closest`: per-joint weights of the distance (joints not named
+    /// weigh 1; 0 leaves a joint out).
+    pub closest_weight: Vec<JointWeight>,
 }
 
 impl Default for SolverSettings {
@@ -61,6 +67,8 @@ impl Default for SolverSettings {
             pitch: analytic.pitch,
             lock: Vec::new(),
             clamp: Vec::new(),
+            closest: JacobianOptions::default().closest.is_some(),
+            closest_weight: Vec::new(),
         }
     }
 }
@@ -107,6 +115,7 @@ impl SolverSettings {
                 "is not a joint name",
             ));
         }
+        self.check_closest()?;
         for c in &self.clamp {
             if !(c.min.is_finite() && c.max.is_finite() && c.min <= c.max) {
                 return Err(SettingError::new(
@@ -117,6 +126,60 @@ impl SolverSettings {
             }
         }
         Ok(())
+    }
+
+    /// The closest mode is the Jacobian solver's (the analytic solver's
+    /// `bend: closest` already picks the answer nearest the seed); weights
+    /// only mean something with it.
+    fn check_closest(&self) -> Result<(), SettingError> {
+        if self.closest && self.solver != SolverKind::Jacobian {
+            return Err(SettingError::new(
+                "closest",
+                true,
+                format!(
+                    "is an option of the jacobian solver, not {} (the analytic solver's bend closest picks the answer nearest the seed)",
+                    self.solver
+                ),
+            ));
+        }
+        if !self.closest && !self.closest_weight.is_empty() {
+            let list: Vec<String> = self.closest_weight.iter().map(|w| w.to_string()).collect();
+            return Err(SettingError::new(
+                "closest_weight",
+                format!("'{}'", list.join(",")),
+                "needs closest",
+            ));
+        }
+        for w in &self.closest_weight {
+            if !(w.weight.is_finite() && w.weight >= 0.0) {
+                return Err(SettingError::new(
+                    "closest_weight",
+                    format!("'{w}'"),
+                    "needs a finite weight >= 0",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The closest mode's options on `chain`, when it is on.
+    fn closest(&self, chain: &Chain) -> Result<Option<Closest>, SettingError> {
+        if !self.closest {
+            return Ok(None);
+        }
+        let mut weights = Vec::new();
+        if !self.closest_weight.is_empty() {
+            weights = vec![1.0; chain.dof()];
+            for w in &self.closest_weight {
+                let i = joint_index(chain, &w.joint)
+                    .map_err(|why| SettingError::new("closest_weight", format!("'{w}'"), why))?;
+                weights[i] = w.weight;
+            }
+        }
+        Ok(Some(Closest {
+            weights,
+            ..Closest::default()
+        }))
     }
 
     fn budget(&self) -> Result<Duration, SettingError> {
@@ -140,6 +203,7 @@ impl SolverSettings {
                 SolverConfig::Jacobian(JacobianOptions {
                     budget: self.budget()?,
                     max_iterations: self.max_iterations.unwrap_or(defaults.max_iterations),
+                    closest: self.closest(chain)?,
                     ..defaults
                 })
             }
@@ -196,16 +260,7 @@ impl SolverSettings {
         });
         for (setting, joint, value, mode) in locks.chain(clamps) {
             let bad = |why: String| SettingError::new(setting, &value, why);
-            let i = chain
-                .joints
-                .iter()
-                .position(|j| j.name == joint)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "no joint '{joint}' in the chain (joints: {})",
-                        chain.joint_names().join(", ")
-                    ))
-                })?;
+            let i = joint_index(chain, joint).map_err(bad)?;
             mode.validate(&chain.joints[i])
                 .map_err(|e| bad(e.to_string()))?;
             if modes[i].replace(mode).is_some() {
@@ -216,10 +271,24 @@ impl SolverSettings {
     }
 }
 
+/// Where joint `name` is in the chain, or why not (listing the joints).
+fn joint_index(chain: &Chain, name: &str) -> Result<usize, String> {
+    chain
+        .joints
+        .iter()
+        .position(|j| j.name == name)
+        .ok_or_else(|| {
+            format!(
+                "no joint '{name}' in the chain (joints: {})",
+                chain.joint_names().join(", ")
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::node::settings::{parse_clamps, parse_locks};
+    use crate::node::settings::{parse_clamps, parse_locks, parse_weights};
     use nalgebra::Vector3;
 
     fn arm() -> Chain {
@@ -424,5 +493,39 @@ mod tests {
         for (s, name) in cases {
             assert_eq!(s.validate().unwrap_err().name, name);
         }
+    }
+
+    #[test]
+    fn the_closest_mode_is_the_jacobian_solvers_and_its_weights_name_joints() {
+        let chain = arm();
+        let s = SolverSettings {
+            closest: true,
+            closest_weight: parse_weights("elbow=2,wrist_roll=0").unwrap(),
+            ..SolverSettings::default()
+        };
+        let SolverConfig::Jacobian(o) = s.solver_config(&chain).unwrap().0 else {
+            panic!("not jacobian");
+        };
+        let c = o.closest.unwrap();
+        assert_eq!(c.weights, [1.0, 1.0, 2.0, 1.0, 0.0]);
+        let refused = |s: SolverSettings| s.solver_config(&chain).unwrap_err();
+        let e = refused(SolverSettings {
+            solver: SolverKind::Ccd,
+            ..s.clone()
+        });
+        assert_eq!(e.name, "closest", "{e}");
+        let e = refused(SolverSettings {
+            closest: false,
+            ..s.clone()
+        });
+        assert_eq!(e.name, "closest_weight", "{e}");
+        let e = refused(SolverSettings {
+            closest_weight: parse_weights("elbw=2").unwrap(),
+            ..s
+        });
+        assert!(
+            e.name == "closest_weight" && e.to_string().contains("elbw"),
+            "{e}"
+        );
     }
 }

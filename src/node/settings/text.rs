@@ -20,6 +20,20 @@ impl fmt::Display for JointClamp {
     }
 }
 
+/// A joint's weight in the distance the closest mode minimises, as
+/// `JOINT=W` (command line, ROS parameter).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointWeight {
+    pub joint: String,
+    pub weight: f64,
+}
+
+impl fmt::Display for JointWeight {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.joint, self.weight)
+    }
+}
+
 /// The bend keywords, as the command line and the ROS parameter spell them;
 /// a pole point `x,y,z` is the other choice.
 pub const BEND_KEYWORDS: [(&str, Bend); 3] = [
@@ -105,6 +119,35 @@ pub fn parse_clamps(s: &str) -> Result<Vec<JointClamp>, SettingError> {
     list_items(s).map(|item| parse_clamp(item, s)).collect()
 }
 
+/// `JOINT=W,...`: closest-mode weights, each finite and not negative.
+pub fn parse_weights(s: &str) -> Result<Vec<JointWeight>, SettingError> {
+    list_items(s)
+        .map(|item| {
+            let bad = |why: String| SettingError::new("closest_weight", format!("'{s}'"), why);
+            let (joint, w) = item
+                .split_once('=')
+                .filter(|(j, _)| !j.trim().is_empty())
+                .ok_or_else(|| bad(format!("'{item}': expected JOINT=W")))?;
+            let weight = w
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|w| w.is_finite() && *w >= 0.0)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "joint '{}': '{}' is not a weight >= 0",
+                        joint.trim(),
+                        w.trim()
+                    ))
+                })?;
+            Ok(JointWeight {
+                joint: joint.trim().to_owned(),
+                weight,
+            })
+        })
+        .collect()
+}
+
 /// Items of a comma-separated list, trimmed; none for blank text.
 fn list_items(s: &str) -> impl Iterator<Item = &str> {
     let blank = s.trim().is_empty();
@@ -138,6 +181,21 @@ fn parse_clamp(item: &str, whole: &str) -> Result<JointClamp, SettingError> {
 mod tests {
     use super::*;
     use nalgebra::Vector3;
+
+    #[test]
+    fn closest_weights_parse_and_bad_ones_are_named() {
+        assert_eq!(parse_weights("").unwrap(), []);
+        let w = parse_weights("a=2, b=0").unwrap();
+        assert_eq!(
+            (w[0].joint.as_str(), w[0].weight, w[1].weight),
+            ("a", 2.0, 0.0)
+        );
+        assert_eq!(w[0].to_string(), "a=2");
+        for bad in ["a", "=1", "a=-1", "a=nan", "a=x"] {
+            let e = parse_weights(bad).unwrap_err();
+            assert_eq!(e.name, "closest_weight", "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn lists_parse_and_bad_items_are_named() {

@@ -1,0 +1,156 @@
+//! The path protocol of `arm_ik bench`: each target solved from the
+//! previous answer, and every jump to another branch counted.
+
+mod common;
+
+use arm_ik::bench::{self, Answer, Criteria, Protocol, TargetSet, Verdict};
+use arm_ik::ik::{Common, Solver, SolverConfig};
+use arm_ik::model::Chain;
+use std::time::Duration;
+
+fn arm_paths() -> (TargetSet, Chain) {
+    let path = common::project_dir().join("benches/targets/arm_paths.json");
+    let set = TargetSet::load(path).unwrap();
+    let chain =
+        Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link)).unwrap();
+    (set, chain)
+}
+
+fn criteria() -> Criteria {
+    Criteria {
+        position_tolerance: 1e-5,
+        orientation_tolerance: 1e-5,
+        // Generous: these tests are about the answers, not timing.
+        budget: Duration::from_secs(1),
+        position_only: false,
+    }
+}
+
+#[test]
+fn the_jacobian_solver_follows_every_path_without_a_jump() {
+    let (set, chain) = arm_paths();
+    let mut solver = Solver::new(
+        &chain,
+        SolverConfig::default_for(arm_ik::ik::SolverKind::Jacobian),
+        Common::default(),
+    )
+    .unwrap();
+    let records = bench::run(&mut solver, &set, &[], &criteria());
+    let s = bench::summarize("jacobian", &set, &records, &criteria());
+    assert_eq!(s.protocol, Protocol::Paths);
+    assert_eq!(s.success_rate, 1.0);
+    let p = s.paths.unwrap();
+    assert_eq!(p.paths, set.paths.len());
+    assert_eq!(p.steps, set.samples.len() - set.paths.len());
+    assert_eq!(p.jumps, 0, "largest step {}", p.largest_step);
+    // |q - seed| on a path is the step from the previous answer: small.
+    assert!(s.median_distance < 0.05, "{}", s.median_distance);
+}
+
+#[test]
+fn a_jump_to_another_branch_is_counted_going_and_coming_back() {
+    // A "solver" that answers with the configuration that generated each
+    // target, except once with a far one that reaches nothing.
+    let (set, chain) = arm_paths();
+    let far = chain.mid_configuration();
+    let jump_at = 10;
+    let mut k = 0;
+    let records = bench::run_with(&chain, &set, &[], &criteria(), |sample, _seed| {
+        k += 1;
+        Answer {
+            q: Some(if k == jump_at + 1 {
+                far.clone()
+            } else {
+                sample.q.clone()
+            }),
+            elapsed: Duration::from_micros(1),
+            detail: None,
+            iterations: 1,
+        }
+    });
+    assert_eq!(records[jump_at].status, Verdict::Error);
+    assert!(
+        records[0].step.is_none(),
+        "a path's first target has no step"
+    );
+    let p = bench::summarize("replay", &set, &records, &criteria())
+        .paths
+        .unwrap();
+    assert_eq!(p.jumps, 2);
+    assert!(p.largest_step > 0.1);
+}
+
+#[test]
+fn json_carries_the_path_figures() {
+    let out = common::arm_ik(&[
+        "bench",
+        "--targets",
+        "benches/targets/arm_paths.json",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["protocol"], "paths");
+    for key in ["largest_step", "jumps", "steps", "paths"] {
+        assert!(v["paths"].get(key).is_some(), "missing paths.{key} in {v}");
+    }
+    for key in [
+        "p50_us",
+        "p99_us",
+        "max_us",
+        "median_distance",
+        "p99_distance",
+    ] {
+        assert!(v[key].is_number(), "missing {key} in {v}");
+    }
+}
+
+/// `--compare k` says why k failed, with counts, for both solvers: k fails
+/// every SO-101 pose because it refuses 5 DOF chains, and the table and the
+/// JSON say so instead of a bare 0 %.
+#[test]
+fn a_failing_solver_says_why_with_counts() {
+    let Some(dir) = common::shared_dir() else {
+        return;
+    };
+    let targets = dir.join("targets/so101.json");
+    let args = [
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--compare",
+        "k",
+    ];
+    let out = common::arm_ik(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("k failures:"), "{text}");
+    assert!(
+        text.contains("1000 error") && text.contains("precondition"),
+        "{text}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let out = common::arm_ik(&json_args);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["compare"]["failures"][0];
+    assert_eq!(
+        (f["verdict"].as_str(), f["count"].as_u64()),
+        (Some("error"), Some(1000)),
+        "{v}"
+    );
+    assert!(f["reason"].as_str().unwrap().contains("Dof=5"), "{v}");
+    assert_eq!(
+        v["failures"],
+        serde_json::json!([]),
+        "ours all succeed: {v}"
+    );
+}
