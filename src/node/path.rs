@@ -7,7 +7,7 @@
 //! one (a Koch-sized arm reaches 0.15 m), where a simulation would only
 //! show targets it cannot reach.
 
-use crate::ik::{Common, JacobianOptions, Rng, Solver, SolverConfig, SolveStatus, Target};
+use crate::ik::{Common, JacobianOptions, Rng, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::Chain;
 use nalgebra::Vector3;
 use serde::Serialize;
