@@ -107,7 +107,9 @@ mod tests {
     #[test]
     fn bad_values_name_the_parameter() {
         let d = NodeParams::default;
-        let cases: [(&str, fn(&mut NodeParams)); 16] = [
+        /// Makes one value bad.
+        type Spoil = fn(&mut NodeParams);
+        let cases: [(&str, Spoil); 16] = [
             ("solver", |p| p.solver = "newton".into()),
             ("max_iterations", |p| p.max_iterations = -1),
             ("max_iterations", |p| p.max_iterations = 1 << 40),

@@ -406,7 +406,9 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_naming_the_setting() {
-        let cases: [(&str, fn(&mut SolverSettings)); 11] = [
+        /// Makes one value bad.
+        type Spoil = fn(&mut SolverSettings);
+        let cases: [(&str, Spoil); 11] = [
             ("position_tolerance", |s| s.position_tolerance = -1.0),
             ("orientation_tolerance", |s| {
                 s.orientation_tolerance = f64::NAN
