@@ -18,7 +18,7 @@ Launch arguments:
                 direction, scale, ranges (default: the package's
                 servos_pwm.yaml or servos_feetech.yaml, per protocol; a bare
                 name is looked up in share/arm_ik/config/)
-  urdf, params_file, base_link, tip_link, rviz, rviz_config,
+  urdf, params_file, base_link, tip_link, rviz, rviz_config, poses_file,
   use_sim_time: as in display.launch.py
 
 Only launch, launch_ros and os are imported, and the
@@ -35,6 +35,8 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
+# The named poses that fit each parameter file's robot (poses_file).
+DEFAULT_POSES = {'arm.yaml': 'poses_arm.yaml'}
 PROTOCOLS = ('pwm_bridge', 'feetech')
 DEFAULT_SERVO_CONFIG = {'pwm_bridge': 'servos_pwm.yaml', 'feetech': 'servos_feetech.yaml'}
 
@@ -98,6 +100,10 @@ def _nodes(context):
         value = LaunchConfiguration(name).perform(context)
         if value:
             overrides[name] = value
+    poses = LaunchConfiguration('poses_file').perform(context) \
+        or DEFAULT_POSES.get(os.path.basename(params_file), '')
+    if poses:
+        overrides['poses_file'] = os.path.abspath(_config_file(poses, context))
 
     return [
         Node(
@@ -140,6 +146,11 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'base_link', default_value='',
             description='Chain base link (empty: the parameters file\'s)'),
+        DeclareLaunchArgument(
+            'poses_file', default_value='',
+            description='Named poses file; a bare name is looked up in '
+                        'share/arm_ik/config/ (empty: poses_arm.yaml with '
+                        'arm.yaml, none otherwise)'),
         DeclareLaunchArgument(
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),

@@ -18,6 +18,9 @@ Launch arguments:
   tip_link     chain tip link (default: the parameters file's)
   rviz         start rviz2 (default: true)
   rviz_config  RViz2 configuration (default: share/arm_ik/config/arm.rviz)
+  poses_file   named poses for ~/home and ~/go_to/<name>; a bare file name
+               is looked up in share/arm_ik/config/ (default: poses_arm.yaml
+               with arm.yaml, none with other parameter files)
   use_sim_time ik_node and robot_state_publisher on /clock (default: false;
                true for a recorded bag played with `ros2 bag play --clock`,
                whose stamps are of when it was recorded)
@@ -36,6 +39,8 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
+# The named poses that fit each parameter file's robot (poses_file).
+DEFAULT_POSES = {'arm.yaml': 'poses_arm.yaml'}
 
 
 def _share(*parts):
@@ -81,6 +86,10 @@ def _nodes(context):
         value = LaunchConfiguration(name).perform(context)
         if value:
             overrides[name] = value
+    poses = LaunchConfiguration('poses_file').perform(context) \
+        or DEFAULT_POSES.get(os.path.basename(params_file), '')
+    if poses:
+        overrides['poses_file'] = os.path.abspath(_config_file(poses, context))
 
     return [
         Node(
@@ -112,6 +121,11 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'base_link', default_value='',
             description='Chain base link (empty: the parameters file\'s)'),
+        DeclareLaunchArgument(
+            'poses_file', default_value='',
+            description='Named poses file; a bare name is looked up in '
+                        'share/arm_ik/config/ (empty: poses_arm.yaml with '
+                        'arm.yaml, none otherwise)'),
         DeclareLaunchArgument(
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),

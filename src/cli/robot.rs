@@ -16,7 +16,8 @@ pub struct LinkArgs {
     #[arg(long, value_name = "LINK")]
     pub base: Option<String>,
     /// Last link of the chain, the tool frame (default: the only leaf link
-    /// below the base).
+    /// below the base, or the one leaf the others, a gripper's jaws, hang
+    /// below).
     #[arg(long, value_name = "LINK")]
     pub tip: Option<String>,
 }

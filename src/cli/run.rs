@@ -65,6 +65,12 @@ pub struct LoopArgs {
     /// Time for one loop of the built-in figure-eight (s).
     #[arg(long, default_value_t = 10.0, value_parser = values::positive)]
     period: f64,
+    /// Named poses (YAML, joint names to positions: `home`, `rest`, ...)
+    /// for `{"type":"pose","name":"home"}` lines; the ROS
+    /// parameter `poses_file`. Checked against the robot before anything
+    /// moves.
+    #[arg(long, value_name = "FILE")]
+    poses: Option<PathBuf>,
     /// Print joint states as JSON lines, one per tick, and the summary as
     /// the last line.
     #[arg(long)]
@@ -91,7 +97,7 @@ pub struct Args {
 pub fn sim(a: LoopArgs) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let settings = a.node.node_settings(&a.solver)?;
-    let core = arm_ik::run::build_virtual(&settings, &chain).map_err(flags)?;
+    let core = arm_ik::run::build_virtual(&settings, &chain, a.poses.as_deref()).map_err(flags)?;
     execute(&a, &chain, core.core, "sim")
 }
 
@@ -101,7 +107,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = l.robot.chain()?;
     let settings = l.node.node_settings(&l.solver)?;
     let built = match (&a.config, &a.port) {
-        (Some(file), Some(port)) => arm_ik::run::build_on_port(&settings, &chain, file, port),
+        (Some(file), Some(port)) => {
+            arm_ik::run::build_on_port(&settings, &chain, file, port, l.poses.as_deref())
+        }
         (file, _) => {
             if let Some(file) = file {
                 let cal = Calibration::load(file, &chain)?;
@@ -113,7 +121,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                     file.display()
                 );
             }
-            arm_ik::run::build_virtual(&settings, &chain)
+            arm_ik::run::build_virtual(&settings, &chain, l.poses.as_deref())
         }
     }
     .map_err(flags)?;

@@ -1,5 +1,6 @@
 //! The messages the node core exchanges: plain Rust mirrors of
-//! `geometry_msgs/PoseStamped` (in) and `sensor_msgs/JointState` (out), so the
+//! `geometry_msgs/PoseStamped` (in) and `sensor_msgs/JointState` (in as a
+//! joint command, out as the joint state), so the
 //! ROS adapter only converts fields and the CLI and tests need no ROS.
 
 use serde::{Deserialize, Serialize};
@@ -41,12 +42,25 @@ impl TargetMsg {
     }
 }
 
+/// Joint positions by name, any subset of the joints the node moves (the
+/// arm's and the gripper), as `sensor_msgs/JointState` carries them:
+/// `{"name":["elbow","gripper"],"position":[0.5,0.3]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointCommandMsg {
+    pub name: Vec<String>,
+    /// URDF units (rad or m), one per name.
+    pub position: Vec<f64>,
+}
+
 /// The commanded joint state of one tick.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JointState {
     /// The tick's time on the node clock (s).
     pub stamp: f64,
-    /// Joint names in URDF chain order (shared, not copied every tick).
+    /// Every moving joint of the robot: the chain's in order, the actuated
+    /// joints off it (a gripper), then those that mimic another (shared,
+    /// not copied every tick).
     #[serde(serialize_with = "names")]
     pub name: Arc<[String]>,
     pub position: Vec<f64>,

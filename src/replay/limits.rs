@@ -51,6 +51,8 @@ impl LimitCheck {
                 report.tick_failures_not_listed += 1;
             }
         };
+        // The joints the node moves (the motion's limits); the mimic joints
+        // listed after them in the joint state follow them.
         for (i, l) in limits.iter().enumerate().take(js.position.len()) {
             let q = js.position[i];
             if !q.is_finite() || !js.velocity[i].is_finite() {

@@ -71,7 +71,11 @@ impl PlotRecorder {
             }
         }
         self.t.push(time_s);
-        self.q.extend_from_slice(&js.position);
+        // The named joints only: a joint state may list mimic joints after
+        // them, and every sample must keep the same width.
+        let n = self.names.len();
+        self.q
+            .extend((0..n).map(|i| js.position.get(i).copied().unwrap_or(f64::NAN)));
         self.err.push(tracking_error);
     }
 

@@ -2,7 +2,9 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
-use crate::node::{NodeCore, NodeError, NodeParams, NodeSettings};
+use crate::node::{
+    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, Poses,
+};
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
 use std::fmt;
@@ -19,6 +21,9 @@ pub enum RunError {
     Output { name: &'static str, why: String },
     #[error(transparent)]
     Node(#[from] NodeError),
+    /// `poses_file` is unreadable or does not fit the robot.
+    #[error(transparent)]
+    Poses(#[from] PoseError),
 }
 
 fn bad(name: &'static str, why: impl Into<String>) -> RunError {
@@ -183,46 +188,69 @@ pub fn build_on_port(
     chain: &Chain,
     servo_config: &Path,
     port: &str,
+    poses_file: Option<&Path>,
 ) -> Result<BuiltNode, RunError> {
-    assemble(settings, chain, |_| serial(servo_config, port, chain, None))
+    let poses = load_poses(poses_file, chain)?;
+    assemble(settings, chain, poses, |_| {
+        serial(servo_config, port, chain, None)
+    })
 }
 
 /// The node core `settings` describe on virtual servos, as the servo
 /// output type every front-end drives (`arm_ik sim`, `run` without a
 /// port).
-pub fn build_virtual(settings: &NodeSettings, chain: &Chain) -> Result<BuiltNode, RunError> {
-    assemble(settings, chain, |start| {
+pub fn build_virtual(
+    settings: &NodeSettings,
+    chain: &Chain,
+    poses_file: Option<&Path>,
+) -> Result<BuiltNode, RunError> {
+    let poses = load_poses(poses_file, chain)?;
+    assemble(settings, chain, poses, |start| {
         Ok((Output::Virtual(VirtualServo::new(start)), Vec::new()))
     })
 }
 
+/// The named poses of `file` (none without one), checked against `chain`
+/// before anything moves.
+fn load_poses(file: Option<&Path>, chain: &Chain) -> Result<Poses, RunError> {
+    Ok(match file {
+        Some(path) => PoseFile::load(path)?.check(chain)?,
+        None => Poses::default(),
+    })
+}
+
 /// The node core `settings` describe, on the output `make` builds from the
-/// start pose.
+/// start pose, with the named poses `poses`.
 fn assemble(
     settings: &NodeSettings,
     chain: &Chain,
+    poses: Poses,
     make: impl FnOnce(Vec<f64>) -> Result<(Output, Vec<Warning>), RunError>,
 ) -> Result<BuiltNode, RunError> {
     let (solver, common) = settings.solver_config(chain).map_err(NodeError::from)?;
     let mut config = settings.node_config(chain).map_err(NodeError::from)?;
-    let start = config
-        .initial
-        .clone()
-        .unwrap_or_else(|| chain.mid_configuration());
+    // Every joint the node moves, the gripper included.
+    let start = JointLayout::new(chain).start(
+        config
+            .initial
+            .as_deref()
+            .unwrap_or(&chain.mid_configuration()),
+    );
     let (output, warnings) = make(start)?;
     // Hobby servos with a park pose: the node starts where the arm is, so
     // its joint states and its first moves begin there too.
     if config.initial.is_none() {
         config.initial = output.park_pose();
     }
-    let core = NodeCore::new(chain, solver, common, config, output)?;
+    let core = NodeCore::new(chain, solver, common, config, output)?.with_poses(poses);
     Ok(BuiltNode { core, warnings })
 }
 
 /// The node core the parameters describe, on its output.
 pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
     let settings = p.settings().map_err(NodeError::from)?;
-    assemble(&settings, chain, |start| {
+    let poses = load_poses(p.poses().map(Path::new), chain)?;
+    assemble(&settings, chain, poses, |start| {
         output(p, chain, start).map(|b| (b.output, b.warnings))
     })
 }
@@ -359,7 +387,7 @@ mod tests {
         let params = hardware("tests/data/servos_pwm_parked.yaml");
         let mut node = build_node(&params, &chain).unwrap().core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             [0.0, 0.1, -0.1, 0.0, 0.2]
         );
         // Without a park pose: mid-range, as before.
@@ -367,9 +395,36 @@ mod tests {
             .unwrap()
             .core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             chain.mid_configuration()
         );
+    }
+
+    #[test]
+    fn a_poses_file_is_checked_against_the_robot_at_start() {
+        let chain = arm();
+        let p = NodeParams {
+            poses_file: format!("{}/config/poses_arm.yaml", root()),
+            ..NodeParams::default()
+        };
+        let core = build_node(&p, &chain).unwrap().core;
+        assert!(core.poses().get("home").is_some());
+        let dir = std::env::temp_dir().join(format!("arm_ik-poses-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("poses.yaml");
+        let text = std::fs::read_to_string(&p.poses_file).unwrap();
+        std::fs::write(&bad, text.replacen("elbow:", "elbw:", 1)).unwrap();
+        let p = NodeParams {
+            poses_file: bad.display().to_string(),
+            ..NodeParams::default()
+        };
+        let e = build_node(&p, &chain).err().unwrap();
+        assert!(
+            matches!(e, RunError::Poses(PoseError::UnknownJoint { .. })),
+            "{e}"
+        );
+        assert!(e.to_string().contains("'elbw'"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1,6 +1,5 @@
-//! What a source of commands hands the loop each tick: commands, or input
-//! that was not one, and whether more can come. Apart from the sources so
-//! that each source's file depends on it and not on the others.
+//! What a source of commands hands the run loop, shared by every source
+//! (lines, bags, the built-in path) so none of them depends on another.
 
 use super::lines::InputError;
 use crate::node::Command;

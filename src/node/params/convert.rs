@@ -3,8 +3,9 @@
 
 use super::NodeParams;
 use crate::node::settings::{
-    MotionSettings, NodeSettings, SettingError, SolverSettings, parse_bend, parse_clamps,
-    parse_locks, parse_pitch, parse_solver, parse_weights,
+    GripperJoint, GripperSettings, MotionSettings, NodeSettings, SettingError, SolverSettings,
+    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position, parse_solver,
+    parse_weights,
 };
 
 impl NodeParams {
@@ -45,6 +46,12 @@ impl NodeParams {
                 max_acceleration: self.max_acceleration,
                 max_best_effort_error: self.max_best_effort_error,
                 max_target_age: self.max_target_age,
+            },
+            gripper: GripperSettings {
+                joint: GripperJoint::parse(&self.gripper_joint),
+                open: parse_position("gripper_open", &self.gripper_open)?,
+                closed: parse_position("gripper_closed", &self.gripper_closed)?,
+                stall_load: self.gripper_stall_load,
             },
         };
         settings.validate()?;
@@ -109,7 +116,7 @@ mod tests {
         let d = NodeParams::default;
         /// Makes one value bad.
         type Spoil = fn(&mut NodeParams);
-        let cases: [(&str, Spoil); 16] = [
+        let cases: [(&str, Spoil); 18] = [
             ("solver", |p| p.solver = "newton".into()),
             ("max_iterations", |p| p.max_iterations = -1),
             ("max_iterations", |p| p.max_iterations = 1 << 40),
@@ -126,6 +133,8 @@ mod tests {
             ("max_acceleration", |p| p.max_acceleration = 0.0),
             ("max_best_effort_error", |p| p.max_best_effort_error = -1.0),
             ("max_target_age", |p| p.max_target_age = f64::INFINITY),
+            ("gripper_open", |p| p.gripper_open = "wide".into()),
+            ("gripper_stall_load", |p| p.gripper_stall_load = 1.5),
         ];
         for (name, spoil) in cases {
             let mut p = d();
