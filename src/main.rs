@@ -3,10 +3,8 @@
 
 mod cli;
 
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    let args = match cli::Cli::try_parse() {
+    let args = match cli::Cli::try_parse_args() {
         Ok(args) => args,
         Err(e) => return cli::usage_error(&e),
     };
@@ -14,7 +12,7 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("arm_ik: error: {}", cli::error_text(&e));
-            std::process::ExitCode::from(cli::EXIT_ERROR)
+            cli::error_code(&e)
         }
     }
 }

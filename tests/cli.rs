@@ -6,7 +6,7 @@ use arm_ik::model::Chain;
 use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -103,7 +103,7 @@ fn bad_input_is_an_error_that_names_it() {
         "--position",
         "0.1,nan,0.2",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(64));
     assert!(
         stderr(&out).contains("--position") && stderr(&out).contains("not finite"),
         "{}",
@@ -127,10 +127,99 @@ fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
         ("--pitch", "nan"),
     ] {
         let out = solve_arm(&[&format!("{option}={value}")]);
-        assert_fails_saying(&out, 1, &format!("{option} "));
+        assert_fails_saying(&out, 64, &format!("{option} "));
     }
     let out = arm_ik(&["sim", "--duration", "1", "--max-target-age=-0.5"]);
-    assert_fails_saying(&out, 1, "--max-target-age -0.5");
+    assert_fails_saying(&out, 64, "--max-target-age -0.5");
+}
+
+/// Every numeric flag of replay, latency, drive, make-bag, bench, sim and
+/// run refuses a value that is not finite or is out of range as a usage
+/// error (exit 64) naming the flag and what was wrong, before anything
+/// runs (`replay --settle nan` used to replay with no settle time).
+#[test]
+fn numeric_flags_refuse_non_finite_and_out_of_range_values_as_usage_errors() {
+    let dir = temp_dir("numeric_flags");
+    let targets = leg_targets(&dir);
+    let targets = targets.to_str().unwrap();
+    let drive = [
+        "drive",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--joints",
+        "0,0,0,0,0",
+    ];
+    let cases: &[(&[&str], &str, &str, &str)] = &[
+        (
+            &["replay", "x.mcap"],
+            "--settle",
+            "nan",
+            "0 or a positive number",
+        ),
+        (
+            &["replay", "x.mcap"],
+            "--settle",
+            "-1",
+            "0 or a positive number",
+        ),
+        (
+            &["replay", "x.mcap"],
+            "--max-tracking-error",
+            "inf",
+            "0 or a positive number",
+        ),
+        (
+            &["replay", "x.mcap"],
+            "--max-position-error",
+            "-1e-3",
+            "0 or a positive number",
+        ),
+        (&["replay", "x.mcap"], "--max-unreachable", "-1", "-1"),
+        (&["latency"], "--period", "0", "positive number"),
+        (&["latency"], "--max-p99-us", "nan", "positive number"),
+        (&["latency"], "--targets", "0", "0 is not in 1.."),
+        (&["latency"], "--rate", "inf", "positive number"),
+        (&drive, "--hold", "nan", "0 or a positive number"),
+        (&drive, "--rate", "0", "at most 1000 Hz"),
+        (&drive, "--rate", "5000", "at most 1000 Hz"),
+        (
+            &["make-bag", "tests/data/scenario.yaml", "--output", "o"],
+            "--repeat",
+            "0",
+            "0 is not in 1..",
+        ),
+        (
+            &["bench", "--targets", targets],
+            "--pos-tol",
+            "nan",
+            "positive number",
+        ),
+        (
+            &["bench", "--targets", targets],
+            "--greediness",
+            "0",
+            "must be in (0, 1]",
+        ),
+        (&["sim"], "--duration", "nan", "0 or a positive number"),
+        (&["sim"], "--settle", "-2", "0 or a positive number"),
+        (&["sim"], "--period", "0", "positive number"),
+        (&["sim"], "--max-velocity", "inf", "positive number"),
+        (&["run"], "--settle", "nan", "0 or a positive number"),
+        (&["run"], "--rate", "-50", "positive number"),
+    ];
+    for (command, flag, value, why) in cases {
+        let mut args = command.to_vec();
+        let given = format!("{flag}={value}");
+        args.push(&given);
+        let out = arm_ik(&args);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {e}");
+        assert!(e.contains(flag) && e.contains(why), "{args:?}: {e}");
+    }
+    // A negative value given as the next argument is the flag's value, not
+    // an unknown argument.
+    let out = arm_ik(&["sim", "--pos-tol", "-1"]);
+    assert_fails_saying(&out, 64, "--pos-tol -1: must be a positive number");
 }
 
 #[test]
@@ -349,22 +438,8 @@ fn bench_rejects_an_unknown_seed_and_a_mismatched_urdf() {
 }
 
 fn arm_ik_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args(args)
-        .current_dir(std::env::temp_dir()) // the built-in URDF needs no files
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run arm_ik");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    // The built-in URDF needs no files.
+    common::arm_ik_with_stdin(args, input, &std::env::temp_dir())
 }
 
 #[test]
@@ -480,7 +555,7 @@ fn latency_exit_code_follows_the_limit() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("ABOVE the limit"));
     let out = arm_ik(&["latency", "--targets", "0"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(64));
     assert!(stderr(&out).contains("--targets"), "{}", stderr(&out));
 }
 

@@ -239,14 +239,15 @@ fn solve_closest_weighs_joints_by_name_and_belongs_to_the_jacobian_solver() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["status"], "converged");
 
-    // Refused, with the exit code of an error and a message naming why.
-    let refused = |extra: &[&str], says: &str| {
+    // Refused with a message naming why: a joint the robot does not have
+    // is an error (1), a value wrong whatever the robot a usage error (64).
+    let refused = |extra: &[&str], code: i32, says: &str| {
         let out = solve(extra);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(out.status.code(), Some(code), "{err}");
         assert!(err.contains(says), "{err}");
     };
-    refused(&["--closest-weight", "sholder=10"], "no joint 'sholder'");
-    refused(&["--closest-weight", "shoulder=-1"], "'shoulder'");
-    refused(&["--solver", "ccd"], "--closest");
+    refused(&["--closest-weight", "sholder=10"], 1, "no joint 'sholder'");
+    refused(&["--closest-weight", "shoulder=-1"], 64, "'shoulder'");
+    refused(&["--solver", "ccd"], 64, "--closest");
 }

@@ -6,31 +6,14 @@ mod common;
 
 use serde_json::Value;
 use std::io::{BufRead, Read, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn spawn(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args(args)
-        .current_dir(common::project_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run arm_ik")
+    common::spawn_arm_ik(args, &common::project_dir())
 }
 
 fn with_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = spawn(args);
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    // A writer thread: a large input must not fill the pipe while the
-    // child writes its own output.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    common::arm_ik_with_stdin(args, input, &common::project_dir())
 }
 
 fn stderr(out: &Output) -> String {

@@ -2,6 +2,7 @@
 
 use super::robot::LinkArgs;
 use arm_ik::ik::{Common, Solver, SolverConfig, SolverKind};
+use arm_ik::model::Chain;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,43 +34,57 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if a.json {
-        let joints: Vec<_> = chain
-            .joints
-            .iter()
-            .map(|j| {
-                json!({
-                    "name": j.name,
-                    "type": j.kind.name(),
-                    "axis": [j.axis.x, j.axis.y, j.axis.z],
-                    "lower": finite_or_null(j.limits.lower),
-                    "upper": finite_or_null(j.limits.upper),
-                    "max_velocity": finite_or_null(j.max_velocity),
-                })
-            })
-            .collect();
-        let solvers: serde_json::Map<String, serde_json::Value> = solvers
-            .iter()
-            .map(|(k, r)| {
-                let v = match r {
-                    Ok(detail) if detail.is_empty() => json!({"applies": true}),
-                    Ok(detail) => json!({"applies": true, "structure": detail}),
-                    Err(why) => json!({"applies": false, "why": why}),
-                };
-                (k.name().to_owned(), v)
-            })
-            .collect();
-        let out = json!({
-            "source": chain.source,
-            "robot": chain.robot,
-            "base": chain.base,
-            "tip": chain.tip,
-            "dof": chain.dof(),
-            "joints": joints,
-            "solvers": solvers,
-        });
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
+        print_json(&chain, &solvers)?;
+    } else {
+        print_text(&chain, &solvers);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each solver with whether it applies: the analytic solver's structure
+/// when it does, the reason when it does not.
+type Applies = [(SolverKind, Result<String, String>)];
+
+fn print_json(chain: &Chain, solvers: &Applies) -> anyhow::Result<()> {
+    let joints: Vec<_> = chain
+        .joints
+        .iter()
+        .map(|j| {
+            json!({
+                "name": j.name,
+                "type": j.kind.name(),
+                "axis": [j.axis.x, j.axis.y, j.axis.z],
+                "lower": finite_or_null(j.limits.lower),
+                "upper": finite_or_null(j.limits.upper),
+                "max_velocity": finite_or_null(j.max_velocity),
+            })
+        })
+        .collect();
+    let solvers: serde_json::Map<String, serde_json::Value> = solvers
+        .iter()
+        .map(|(k, r)| {
+            let v = match r {
+                Ok(detail) if detail.is_empty() => json!({"applies": true}),
+                Ok(detail) => json!({"applies": true, "structure": detail}),
+                Err(why) => json!({"applies": false, "why": why}),
+            };
+            (k.name().to_owned(), v)
+        })
+        .collect();
+    let out = json!({
+        "source": chain.source,
+        "robot": chain.robot,
+        "base": chain.base,
+        "tip": chain.tip,
+        "dof": chain.dof(),
+        "joints": joints,
+        "solvers": solvers,
+    });
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+fn print_text(chain: &Chain, solvers: &Applies) {
     println!(
         "{} ({}): {} -> {}, {} moving joints",
         chain.robot,
@@ -94,14 +109,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     println!("solvers:");
-    for (k, r) in &solvers {
+    for (k, r) in solvers {
         match r {
             Ok(detail) if detail.is_empty() => println!("  {:<9} yes", k.name()),
             Ok(detail) => println!("  {:<9} yes: {detail}", k.name()),
             Err(why) => println!("  {:<9} no: {why}", k.name()),
         }
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn finite_or_null(v: f64) -> serde_json::Value {

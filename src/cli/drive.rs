@@ -4,9 +4,10 @@
 
 use super::parse::number_list;
 use super::robot::RobotArgs;
+use super::values;
 use anyhow::{Context, bail};
 use arm_ik::servo::calibration::Calibration;
-use arm_ik::servo::link::{Detail, LinkSettings, LinkState, LinkStatus};
+use arm_ik::servo::link::{Detail, LinkState, LinkStatus};
 use arm_ik::servo::{SerialServo, ServoOutput, VirtualServo};
 use serde_json::json;
 use std::path::PathBuf;
@@ -26,10 +27,10 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     joints: String,
     /// Seconds to keep streaming the pose.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = values::non_negative)]
     hold: f64,
     /// Frames per second, instead of the configuration's link.rate_hz.
-    #[arg(long)]
+    #[arg(long, value_parser = values::frame_rate)]
     rate: Option<f64>,
     /// Print the summary as one JSON object.
     #[arg(long)]
@@ -51,12 +52,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("drive: warning: {w}");
     }
     if let Some(r) = a.rate {
-        cal.link.rate_hz = LinkSettings::check_rate(r).map_err(|_| {
-            anyhow::anyhow!(
-                "--rate {r}: not a frame rate in (0, {}] Hz",
-                LinkSettings::MAX_RATE_HZ
-            )
-        })?;
+        cal.link.rate_hz = r;
     }
     let given = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
     let names: Vec<String> = cal.slots.iter().map(|s| s.joint.clone()).collect();
@@ -72,9 +68,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 String::new()
             }
         );
-    }
-    if !(a.hold.is_finite() && a.hold >= 0.0) {
-        bail!("--hold {}: not a duration in seconds", a.hold);
     }
     let joints = cal.complete(&given);
     let mut commands = vec![0; cal.joints.len()];

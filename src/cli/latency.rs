@@ -6,6 +6,7 @@
 use super::EXIT_NOT_REACHED;
 use super::robot::RobotArgs;
 use super::settings_args::{SolverArgs, flag_error};
+use super::values;
 use arm_ik::node::{LatencyInput, LatencyProbe, MotionSettings, TimeSummary};
 use serde_json::json;
 use std::process::ExitCode;
@@ -17,8 +18,8 @@ pub struct Args {
     #[command(flatten)]
     solver: SolverArgs,
     /// Inputs to time, one per tick along the figure-eight of `sim`.
-    #[arg(long, default_value_t = 10_000)]
-    targets: usize,
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    targets: u64,
     /// What to send each tick: `target` (a position target, solved),
     /// `twist` (a jog twist along the path) or `marker` (target-marker
     /// feedback dragging along it).
@@ -29,15 +30,15 @@ pub struct Args {
     #[arg(long, default_value_t = 100)]
     warmup: usize,
     /// Control rate (Hz): sets how far the path moves between targets.
-    #[arg(long = "rate", default_value_t = MotionSettings::default().rate_hz)]
+    #[arg(long = "rate", default_value_t = MotionSettings::default().rate_hz, value_parser = values::positive)]
     rate_hz: f64,
     /// Time for one loop of the figure-eight (s).
-    #[arg(long, default_value_t = LatencyProbe::DEFAULT_PERIOD)]
+    #[arg(long, default_value_t = LatencyProbe::DEFAULT_PERIOD, value_parser = values::positive)]
     period: f64,
     /// Exit with code 2 when the p99 target-to-joint-state latency is above
     /// this (µs); by default only reported, since a shared or throttled
     /// machine must not fail a build.
-    #[arg(long, value_name = "US")]
+    #[arg(long, value_name = "US", value_parser = values::positive)]
     max_p99_us: Option<f64>,
     /// Print one JSON object.
     #[arg(long)]
@@ -59,14 +60,6 @@ fn us(s: &TimeSummary) -> serde_json::Value {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
-    if a.targets == 0 {
-        anyhow::bail!("--targets must be at least 1");
-    }
-    if let Some(m) = a.max_p99_us
-        && !(m.is_finite() && m > 0.0)
-    {
-        anyhow::bail!("--max-p99-us {m} must be a positive number of microseconds");
-    }
     let (solver, common) = a.solver.config(&chain)?;
     let config = MotionSettings {
         rate_hz: a.rate_hz,
@@ -76,7 +69,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     .map_err(flag_error)?;
     let mut probe =
         LatencyProbe::new(&chain, solver, common, config, a.period)?.with_input(a.input);
-    let r = probe.measure(a.warmup, a.targets);
+    let r = probe.measure(a.warmup, a.targets as usize);
     let s = probe.node().status();
     let t = &s.targets;
     let limit = a.max_p99_us.unwrap_or(GOAL_P99_US);

@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "mcap")]
     storage: Storage,
     /// Play the waypoints this many times (overrides the file's `repeat`).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     repeat: Option<u64>,
     /// Write big-endian CDR (CDR_BE) instead of little-endian.
     #[arg(long)]

@@ -18,6 +18,7 @@ mod settings_args;
 #[cfg(test)]
 mod settings_paths;
 mod solve;
+mod values;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -81,6 +82,40 @@ pub const EXIT_NOT_REACHED: u8 = 2;
 /// clap's own code for this is 2, which a CI script would read as a
 /// failed check; 64 is `EX_USAGE` of BSD's `sysexits.h`.
 pub const EXIT_USAGE: u8 = 64;
+
+/// A flag whose value the library refused (out of range, or naming what
+/// the robot does not have): reported like any error, but with
+/// [`EXIT_USAGE`], since the command line is at fault and nothing ran.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The exit code of an error a command returned.
+pub fn error_code(e: &anyhow::Error) -> ExitCode {
+    if e.chain().any(|c| c.is::<UsageError>()) {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::from(EXIT_ERROR)
+    }
+}
+
+impl Cli {
+    /// The command line, parsed. A negative number is taken as a flag's
+    /// value (`--settle -1`), so its range check can say what is wrong
+    /// with it rather than clap calling it an unexpected argument.
+    pub fn try_parse_args() -> Result<Cli, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
+        let command = Cli::command().mut_subcommands(|s| s.allow_negative_numbers(true));
+        Cli::from_arg_matches(&command.try_get_matches()?)
+    }
+}
 
 /// Prints clap's message and exits with [`EXIT_USAGE`]; `--help` and
 /// `--version` (also "errors" to clap) print on stdout and exit 0.

@@ -6,6 +6,7 @@
 use super::bag_args::TopicArgs;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, flag_error};
+use super::values;
 use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
@@ -37,10 +38,10 @@ pub struct LoopArgs {
     node: NodeArgs,
     /// Node time to run (s). Default: 20 s of the figure-eight; with
     /// --stdin or --bag, until the input ends and the arm has settled.
-    #[arg(long)]
+    #[arg(long, value_parser = values::non_negative)]
     duration: Option<f64>,
     /// After the input ends, the most time given to the arm to arrive (s).
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = values::non_negative)]
     settle: f64,
     /// Run at wall-clock speed instead of as fast as possible.
     #[arg(long)]
@@ -62,7 +63,7 @@ pub struct LoopArgs {
     #[command(flatten)]
     topics: TopicArgs,
     /// Time for one loop of the built-in figure-eight (s).
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = values::positive)]
     period: f64,
     /// Named poses (YAML, joint names to positions: `home`, `rest`, ...)
     /// for `{"type":"pose","name":"home"}` lines; the ROS
@@ -148,17 +149,6 @@ fn execute(
     mut core: NodeCore<Output>,
     name: &str,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(d) = a.duration
-        && !(d.is_finite() && d >= 0.0)
-    {
-        anyhow::bail!("--duration {d} must be 0 or more seconds");
-    }
-    if !(a.period.is_finite() && a.period > 0.0) {
-        anyhow::bail!("--period {} must be a positive number of seconds", a.period);
-    }
-    if !(a.settle.is_finite() && a.settle >= 0.0) {
-        anyhow::bail!("--settle {} must be 0 or more seconds", a.settle);
-    }
     let mut source = source(a, chain)?;
     let opts = RunOptions {
         clock: if a.realtime {

@@ -124,9 +124,8 @@ impl SolverArgs {
 
     /// The solver configuration and common options these flags ask for.
     pub fn config(&self, chain: &Chain) -> anyhow::Result<(SolverConfig, Common)> {
-        self.settings()
-            .and_then(|s| s.solver_config(chain))
-            .map_err(flag_error)
+        let settings = self.settings().map_err(flag_usage)?;
+        settings.solver_config(chain).map_err(flag_error)
     }
 }
 
@@ -238,10 +237,10 @@ impl NodeArgs {
     /// The node settings of these flags and `solver`'s; errors name the flag.
     pub fn node_settings(&self, solver: &SolverArgs) -> anyhow::Result<NodeSettings> {
         Ok(NodeSettings {
-            solver: solver.settings().map_err(flag_error)?,
-            motion: self.settings().map_err(flag_error)?,
-            jog: self.jog.settings().map_err(flag_error)?,
-            gripper: self.gripper().map_err(flag_error)?,
+            solver: solver.settings().map_err(flag_usage)?,
+            motion: self.settings().map_err(flag_usage)?,
+            jog: self.jog.settings().map_err(flag_usage)?,
+            gripper: self.gripper().map_err(flag_usage)?,
         })
     }
 
@@ -284,7 +283,14 @@ pub fn flag(setting: &str) -> String {
         .map_or_else(|| setting.to_owned(), |long| format!("--{long}"))
 }
 
-/// A refused setting, named by its flag.
+/// A setting refused on the robot at hand (a joint it does not have, a
+/// solver that does not fit it), named by its flag.
 pub fn flag_error(e: SettingError) -> anyhow::Error {
     anyhow::anyhow!(e.spelled(&flag(e.name)))
+}
+
+/// A flag value refused whatever the robot (not finite, out of range), named
+/// by its flag: a usage error.
+pub fn flag_usage(e: SettingError) -> anyhow::Error {
+    anyhow::Error::new(super::UsageError(e.spelled(&flag(e.name))))
 }

@@ -18,11 +18,11 @@ pub struct Args {
     #[command(flatten)]
     solver: SolverArgs,
     /// Target position x,y,z in the base frame (m).
-    #[arg(long, allow_hyphen_values = true)]
-    position: String,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<3>)]
+    position: [f64; 3],
     /// Target orientation as a quaternion x,y,z,w (omit: position only).
-    #[arg(long, allow_hyphen_values = true)]
-    orientation: Option<String>,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<4>)]
+    orientation: Option<[f64; 4]>,
     /// Start configuration, one value per joint (default: the middle of the limits).
     #[arg(long, allow_hyphen_values = true)]
     seed: Option<String>,
@@ -33,15 +33,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.links.chain(&a.urdf)?;
-    let position =
-        parse::numbers::<3>(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
-    let orientation = a
-        .orientation
-        .as_deref()
-        .map(parse::numbers::<4>)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("--orientation: {e}"))?;
-    let target = Target::from_xyzw(position, orientation)?;
+    let target = Target::from_xyzw(a.position, a.orientation)?;
     let seed = match &a.seed {
         Some(s) => parse::number_list(s).map_err(|e| anyhow::anyhow!("--seed: {e}"))?,
         None => chain.mid_configuration(),

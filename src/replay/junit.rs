@@ -1,74 +1,65 @@
 //! The replay's checks as JUnit XML, the format CI systems (GitLab,
 //! Jenkins, GitHub test reporters) show as test results: one test suite,
-//! one test case per check, a `<failure>` with the details on each failed
-//! one (its listed failures included, so the CI page says which message).
+//! one test case per check, a failure with the details on each failed one
+//! (its listed failures included, so the CI page says which message).
+//! Written with `quick-junit`, nextest's JUnit writer, so the schema and
+//! the XML escaping are the ones those CI systems are known to read.
 
 use super::Report;
-use super::plot::escape;
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write;
+use std::time::Duration;
 
-pub fn junit_xml(r: &Report) -> String {
-    let failed = r.checks.iter().filter(|c| !c.passed).count();
-    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        s,
-        r#"<testsuites name="arm_ik replay" tests="{}" failures="{failed}" time="{:.3}">"#,
-        r.checks.len(),
-        r.wall_s
-    );
-    let _ = writeln!(
-        s,
-        r#"  <testsuite name="replay {}" tests="{}" failures="{failed}" errors="0" time="{:.3}">"#,
-        escape(&r.bag),
-        r.checks.len(),
-        r.wall_s
-    );
+/// Listed failures shown per failed check.
+const LISTED: usize = 50;
+
+/// The JUnit XML of a replay's report.
+pub fn junit_xml(r: &Report) -> Result<String, quick_junit::SerializeError> {
+    let mut suite = TestSuite::new(format!("replay {}", r.bag));
+    suite.set_time(Duration::from_secs_f64(r.wall_s.max(0.0)));
     for c in &r.checks {
-        let _ = write!(
-            s,
-            r#"    <testcase classname="arm_ik.replay" name="{}""#,
-            c.name
-        );
-        if c.passed {
-            let _ = writeln!(s, "/>");
-            continue;
-        }
-        let _ = writeln!(s, ">");
-        let mut body = String::new();
-        let kinds = c.name.failure_kinds();
-        for f in r
-            .failures
-            .iter()
-            .filter(|f| kinds.contains(&f.kind))
-            .take(50)
-        {
-            let _ = writeln!(
-                body,
-                "message {} at {} ns: {}: {}",
-                f.index, f.log_time_ns, f.kind, f.detail
-            );
-        }
-        let tick_kind = c.name.limit_kind();
-        for f in r
-            .tick_failures
-            .iter()
-            .filter(|f| Some(f.kind) == tick_kind)
-            .take(50)
-        {
-            let _ = writeln!(
-                body,
-                "tick {} at {:.3} s: {} {} = {} (limit {})",
-                f.tick, f.time_s, f.joint, f.kind, f.value, f.limit
-            );
-        }
-        let _ = writeln!(
-            s,
-            r#"      <failure message="{}">{}</failure>"#,
-            escape(&c.detail),
-            escape(&body)
-        );
-        let _ = writeln!(s, "    </testcase>");
+        let status = if c.passed {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(c.detail.as_str())
+                .set_description(failure_text(r, c.name));
+            s
+        };
+        let mut case = TestCase::new(c.name.to_string(), status);
+        case.set_classname("arm_ik.replay");
+        suite.add_test_case(case);
     }
-    s.push_str("  </testsuite>\n</testsuites>\n");
-    s
+    let mut report = quick_junit::Report::new("arm_ik replay");
+    report.set_time(Duration::from_secs_f64(r.wall_s.max(0.0)));
+    report.add_test_suite(suite);
+    report.to_string()
+}
+
+/// The listed message and tick failures a check fails on, one a line.
+fn failure_text(r: &Report, check: super::CheckName) -> String {
+    let mut body = String::new();
+    let kinds = check.failure_kinds();
+    for f in (r.failures.iter())
+        .filter(|f| kinds.contains(&f.kind))
+        .take(LISTED)
+    {
+        let _ = writeln!(
+            body,
+            "message {} at {} ns: {}: {}",
+            f.index, f.log_time_ns, f.kind, f.detail
+        );
+    }
+    let tick_kind = check.limit_kind();
+    for f in (r.tick_failures.iter())
+        .filter(|f| Some(f.kind) == tick_kind)
+        .take(LISTED)
+    {
+        let _ = writeln!(
+            body,
+            "tick {} at {:.3} s: {} {} = {} (limit {})",
+            f.tick, f.time_s, f.joint, f.kind, f.value, f.limit
+        );
+    }
+    body
 }

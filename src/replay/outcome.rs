@@ -79,7 +79,7 @@ impl CheckName {
 /// The snake_case name serde gives a unit variant, for the text outputs.
 fn snake_name<T: Serialize>(v: &T, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => f.write_str(&s),
+        Ok(serde_json::Value::String(s)) => f.pad(&s),
         _ => Err(fmt::Error),
     }
 }

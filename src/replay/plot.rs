@@ -1,14 +1,31 @@
 //! The replay as a picture: joint angles and tracking error over time, as
-//! a small self-contained SVG (two stacked panels, one polyline per
-//! joint). Written by hand because a plotting crate would be the largest
-//! dependency of the project for two line charts.
+//! a self-contained SVG of two stacked charts drawn with `plotters` (its
+//! SVG backend only: text is left to the viewer, so no font library is
+//! needed). The tracking error is on a log scale, so the start-up move
+//! (tens of centimetres) and the steady state (a millimetre) both show.
 //!
 //! Memory is bounded whatever the bag length: [`PlotRecorder`] keeps at
 //! most `cap` samples and, when full, drops every other one and halves its
 //! sampling rate.
 
 use crate::node::JointState;
-use std::fmt::Write;
+use plotters::coord::{CoordTranslate, Shift};
+use plotters::prelude::*;
+use std::ops::Range;
+
+/// Drawing the SVG failed (plotters' own error, as text).
+#[derive(Debug, thiserror::Error)]
+#[error("drawing the replay plot: {0}")]
+pub struct PlotError(String);
+
+fn plot_error(e: impl std::fmt::Display) -> PlotError {
+    PlotError(e.to_string())
+}
+
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 720;
+/// Tracking errors below this (mm) are drawn at it: the log scale's floor.
+const FLOOR_MM: f64 = 1e-3;
 
 /// Decimating recorder of (time, joints, tracking error).
 pub struct PlotRecorder {
@@ -54,7 +71,11 @@ impl PlotRecorder {
             }
         }
         self.t.push(time_s);
-        self.q.extend_from_slice(&js.position);
+        // The named joints only: a joint state may list mimic joints after
+        // them, and every sample must keep the same width.
+        let n = self.names.len();
+        self.q
+            .extend((0..n).map(|i| js.position.get(i).copied().unwrap_or(f64::NAN)));
         self.err.push(tracking_error);
     }
 
@@ -67,162 +88,143 @@ impl PlotRecorder {
         self.t.is_empty()
     }
 
-    /// The SVG document.
-    pub fn svg(&self, title: &str) -> String {
-        const W: f64 = 900.0;
-        const PANEL: f64 = 260.0;
-        const LEFT: f64 = 70.0;
-        const RIGHT: f64 = 160.0;
-        const TOP: f64 = 40.0;
-        const GAP: f64 = 50.0;
-        let colours = [
-            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-        ];
-        let n = self.names.len();
-        let (t0, t1) = match (self.t.first(), self.t.last()) {
-            (Some(&a), Some(&b)) if b > a => (a, b),
-            (Some(&a), _) => (a, a + 1.0),
-            _ => (0.0, 1.0),
-        };
-        let finite = |v: &[f64]| {
-            let (lo, hi) = v
-                .iter()
-                .filter(|x| x.is_finite())
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
-                    (l.min(x), h.max(x))
-                });
-            if lo > hi {
-                (0.0, 1.0)
-            } else if hi - lo < 1e-9 {
-                (lo - 0.5, hi + 0.5)
-            } else {
-                (lo, hi)
-            }
-        };
-        let (qlo, qhi) = finite(&self.q);
-        let (_, ehi) = finite(&self.err);
-        let pw = W - LEFT - RIGHT;
-        let h = TOP + 2.0 * PANEL + GAP + 50.0;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{h}" viewBox="0 0 {W} {h}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{LEFT}" y="22" font-size="15">{}</text>"#,
-            escape(title)
-        );
-        let panel = |s: &mut String, y0: f64, lo: f64, hi: f64, label: &str| {
-            let _ = writeln!(
-                s,
-                r##"<rect x="{LEFT}" y="{y0}" width="{pw}" height="{PANEL}" fill="none" stroke="#999"/>"##
-            );
-            for k in 0..=4 {
-                let v = lo + (hi - lo) * k as f64 / 4.0;
-                let y = y0 + PANEL - PANEL * k as f64 / 4.0;
-                let _ = writeln!(
-                    s,
-                    r##"<line x1="{LEFT}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" text-anchor="end">{v:.3}</text>"##,
-                    LEFT + pw,
-                    LEFT - 6.0,
-                    y + 4.0
-                );
-            }
-            let _ = writeln!(
-                s,
-                r#"<text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{label}</text>"#,
-                y0 + PANEL / 2.0
-            );
-        };
-        let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * pw;
-        let line = |s: &mut String,
-                    pts: &mut dyn Iterator<Item = (f64, f64)>,
-                    y0: f64,
-                    lo: f64,
-                    hi: f64,
-                    colour: &str| {
-            let mut d = String::new();
-            for (t, v) in pts {
-                if v.is_finite() {
-                    let y = y0 + PANEL - (v - lo) / (hi - lo) * PANEL;
-                    let _ = write!(d, "{:.1},{:.1} ", x(t), y);
-                }
-            }
-            let _ = writeln!(
-                s,
-                r#"<polyline fill="none" stroke="{colour}" stroke-width="1.2" points="{}"/>"#,
-                d.trim_end()
-            );
-        };
-        let y1 = TOP;
-        panel(&mut s, y1, qlo, qhi, "joint position (rad, m)");
-        for j in 0..n {
-            let c = colours[j % colours.len()];
-            line(
-                &mut s,
-                &mut self
-                    .t
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &t)| (t, self.q[i * n + j])),
-                y1,
-                qlo,
-                qhi,
-                c,
-            );
-            let _ = writeln!(
-                s,
-                r#"<line x1="{}" x2="{}" y1="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="3"/><text x="{}" y="{:.1}">{}</text>"#,
-                LEFT + pw + 12.0,
-                LEFT + pw + 32.0,
-                y1 + 14.0 + 18.0 * j as f64,
-                y1 + 14.0 + 18.0 * j as f64,
-                LEFT + pw + 38.0,
-                y1 + 18.0 + 18.0 * j as f64,
-                escape(&self.names[j])
-            );
+    /// The SVG document; `caught_up_s` (when the arm caught up with its
+    /// target) is marked on the tracking-error chart.
+    pub fn svg(&self, title: &str, caught_up_s: Option<f64>) -> Result<String, PlotError> {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
+            root.fill(&WHITE).map_err(plot_error)?;
+            let root = root.titled(title, ("sans-serif", 18)).map_err(plot_error)?;
+            let (upper, lower) = root.split_vertically(HEIGHT / 2 - 10);
+            self.joints_chart(&upper)?;
+            self.error_chart(&lower, caught_up_s)?;
+            root.present().map_err(plot_error)?;
         }
-        let y2 = TOP + PANEL + GAP;
-        panel(&mut s, y2, 0.0, ehi.max(1e-6), "tracking error (m)");
-        line(
-            &mut s,
-            &mut self.t.iter().zip(&self.err).map(|(&t, &e)| (t, e)),
-            y2,
-            0.0,
-            ehi.max(1e-6),
-            "#d62728",
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{LEFT}" y="{:.1}">{t0:.2} s</text><text x="{}" y="{:.1}" text-anchor="end">{t1:.2} s</text><text x="{}" y="{:.1}" text-anchor="middle">simulated time</text>"#,
-            y2 + PANEL + 18.0,
-            LEFT + pw,
-            y2 + PANEL + 18.0,
-            LEFT + pw / 2.0,
-            y2 + PANEL + 18.0
-        );
-        s.push_str("</svg>\n");
-        s
+        Ok(out)
+    }
+
+    /// The time axis: first to last sample (one second when there is one).
+    fn time_range(&self) -> Range<f64> {
+        match (self.t.first(), self.t.last()) {
+            (Some(&a), Some(&b)) if b > a => a..b,
+            (Some(&a), _) => a..a + 1.0,
+            _ => 0.0..1.0,
+        }
+    }
+
+    fn joints_chart(&self, area: &DrawingArea<SVGBackend, Shift>) -> Result<(), PlotError> {
+        let n = self.names.len();
+        let (lo, hi) = finite_bounds(&self.q);
+        let pad = ((hi - lo) * 0.05).max(1e-3);
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(self.time_range(), lo - pad..hi + pad)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc("simulated time (s)")
+            .y_desc("joint position (rad, m)")
+            .x_label_formatter(&label)
+            .y_label_formatter(&label)
+            .draw()
+            .map_err(plot_error)?;
+        for j in 0..n {
+            let colour = Palette99::pick(j).to_rgba();
+            let points = (self.t.iter().enumerate())
+                .map(|(i, &t)| (t, self.q[i * n + j]))
+                .filter(|(_, q)| q.is_finite());
+            chart
+                .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+                .map_err(plot_error)?
+                .label(self.names[j].as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
+                });
+        }
+        legend(&mut chart)
+    }
+
+    fn error_chart(
+        &self,
+        area: &DrawingArea<SVGBackend, Shift>,
+        caught_up_s: Option<f64>,
+    ) -> Result<(), PlotError> {
+        let mm: Vec<f64> = (self.err.iter())
+            .map(|e| {
+                if e.is_finite() {
+                    (e * 1e3).max(FLOOR_MM)
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let (lo, hi) = finite_bounds(&mm);
+        let top = (hi * 2.0).max(lo * 10.0).max(FLOOR_MM * 10.0);
+        let time = self.time_range();
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(time, (lo.max(FLOOR_MM)..top).log_scale())
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc("simulated time (s)")
+            .y_desc("tracking error (mm, log)")
+            .x_label_formatter(&label)
+            .y_label_formatter(&label)
+            .draw()
+            .map_err(plot_error)?;
+        let points = (self.t.iter().zip(&mm))
+            .map(|(&t, &e)| (t, e))
+            .filter(|(_, e)| e.is_finite());
+        chart
+            .draw_series(LineSeries::new(points, RED.stroke_width(2)))
+            .map_err(plot_error)?;
+        if let Some(t) = caught_up_s {
+            let marker = LineSeries::new([(t, lo.max(FLOOR_MM)), (t, top)], BLUE.stroke_width(2));
+            chart
+                .draw_series(marker)
+                .map_err(plot_error)?
+                .label(format!("caught up at {t:.2} s"))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+            legend(&mut chart)?;
+        }
+        Ok(())
     }
 }
 
-/// XML text escaping (names and messages may hold `<` or `&`).
-pub fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => o.push(' '),
-            c => o.push(c),
-        }
-    }
-    o
+/// The names of a chart's lines, in its upper right corner.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), PlotError> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(plot_error)
+}
+
+/// A tick label: the tick's value as short as it is exact (`0.2`, `20`,
+/// never `-0.0` or `0.30000000000000004`).
+fn label(v: &f64) -> String {
+    let r = (v * 1e6).round() / 1e6;
+    format!("{}", if r == 0.0 { 0.0 } else { r })
+}
+
+/// The smallest and largest finite values, or 0 and 1 when there are
+/// none (a chart needs a non-empty range).
+fn finite_bounds(v: &[f64]) -> (f64, f64) {
+    let (lo, hi) = (v.iter().filter(|x| x.is_finite()))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    if lo > hi { (0.0, 1.0) } else { (lo, hi) }
 }
 
 #[cfg(test)]
@@ -231,7 +233,7 @@ mod tests {
     use std::sync::Arc;
 
     #[test]
-    fn memory_is_capped_and_the_svg_is_well_formed() {
+    fn memory_is_capped_and_the_svg_has_round_ticks_and_a_time_axis() {
         let names = vec!["a".to_string(), "b<".to_string()];
         let mut p = PlotRecorder::new(&names, 100);
         for k in 0..10_000 {
@@ -241,12 +243,37 @@ mod tests {
                 position: vec![(k as f64 * 0.01).sin(), 0.5],
                 velocity: vec![0.0, 0.0],
             };
-            p.record(k as f64 * 0.02, &js, 0.001);
+            p.record(k as f64 * 0.02, &js, 0.3 / (1.0 + k as f64));
         }
         assert!(p.len() <= 100 && p.len() >= 50, "{}", p.len());
-        let svg = p.svg("test & more");
+        let svg = p.svg("test & more", Some(12.0)).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(svg.contains("b&lt;") && svg.contains("test &amp; more"));
-        assert_eq!(svg.matches("<polyline").count(), 3);
+        assert!(svg.contains("simulated time (s)") && svg.contains("caught up at 12.00 s"));
+        let texts: Vec<&str> = (svg.split("<text").skip(1))
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+            .collect();
+        // Round ticks along the time axis (0 to 200 s), not the two ends.
+        for tick in ["0", "20", "40", "100", "180"] {
+            assert!(texts.contains(&tick), "no tick {tick} in {texts:?}");
+        }
+        assert!(!texts.contains(&"-0"), "{texts:?}");
+        // The log axis of the tracking error has decades.
+        assert!(texts.contains(&"0.1") && texts.contains(&"10"), "{texts:?}");
+        // One line per joint and one of the error, each through the samples.
+        let lines = (svg.split("<polyline").skip(1))
+            .filter(|l| {
+                l.split(" points=")
+                    .nth(1)
+                    .is_some_and(|p| p.matches(',').count() > 40)
+            })
+            .count();
+        assert_eq!(lines, 3);
+    }
+
+    #[test]
+    fn an_empty_or_nan_recording_still_draws() {
+        let p = PlotRecorder::new(&["a".to_string()], 10);
+        assert!(p.svg("empty", None).unwrap().contains("</svg>"));
     }
 }

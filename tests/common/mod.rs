@@ -113,6 +113,39 @@ pub fn arm_ik(args: &[&str]) -> std::process::Output {
         .expect("run arm_ik")
 }
 
+/// `arm_ik ARGS` started in `dir` with every stream piped.
+pub fn spawn_arm_ik(args: &[&str], dir: &std::path::Path) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run arm_ik")
+}
+
+/// `arm_ik ARGS` in `dir` with `input` on its stdin, to its end.
+pub fn arm_ik_with_stdin(
+    args: &[&str],
+    input: &str,
+    dir: &std::path::Path,
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = spawn_arm_ik(args, dir);
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // A writer thread: a large input must not fill the pipe while the
+    // child writes its own output.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 /// The tip pose at `q` as a full pose target.
 pub fn pose_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
     let tip = chain.fk(q);

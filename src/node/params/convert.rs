@@ -122,156 +122,34 @@ mod tests {
     #[test]
     fn bad_values_name_the_parameter() {
         let d = NodeParams::default;
-        let cases = [
-            (
-                NodeParams {
-                    solver: "newton".into(),
-                    ..d()
-                },
-                "solver",
-            ),
-            (
-                NodeParams {
-                    max_iterations: -1,
-                    ..d()
-                },
-                "max_iterations",
-            ),
-            (
-                NodeParams {
-                    max_iterations: 1 << 40,
-                    ..d()
-                },
-                "max_iterations",
-            ),
-            (
-                NodeParams {
-                    budget_ms: 0.0,
-                    ..d()
-                },
-                "budget_ms",
-            ),
-            (
-                NodeParams {
-                    position_tolerance: f64::NAN,
-                    ..d()
-                },
-                "position_tolerance",
-            ),
-            (
-                NodeParams {
-                    orientation_tolerance: -1.0,
-                    ..d()
-                },
-                "orientation_tolerance",
-            ),
-            (
-                NodeParams {
-                    greediness: 0.0,
-                    ..d()
-                },
-                "greediness",
-            ),
-            (
-                NodeParams {
-                    bend: "1,2".into(),
-                    ..d()
-                },
-                "bend",
-            ),
-            (
-                NodeParams {
-                    pitch: "up".into(),
-                    ..d()
-                },
-                "pitch",
-            ),
-            (
-                NodeParams {
-                    lock: "a,,b".into(),
-                    ..d()
-                },
-                "lock",
-            ),
-            (
-                NodeParams {
-                    clamp: "elbow=1".into(),
-                    ..d()
-                },
-                "clamp",
-            ),
-            (
-                NodeParams {
-                    rate_hz: 0.0,
-                    ..d()
-                },
-                "rate_hz",
-            ),
-            (
-                NodeParams {
-                    max_velocity: -1.0,
-                    ..d()
-                },
-                "max_velocity",
-            ),
-            (
-                NodeParams {
-                    max_acceleration: 0.0,
-                    ..d()
-                },
-                "max_acceleration",
-            ),
-            (
-                NodeParams {
-                    max_best_effort_error: -1.0,
-                    ..d()
-                },
-                "max_best_effort_error",
-            ),
-            (
-                NodeParams {
-                    max_target_age: f64::INFINITY,
-                    ..d()
-                },
-                "max_target_age",
-            ),
-            (
-                NodeParams {
-                    jog_linear_speed: 0.0,
-                    ..d()
-                },
-                "jog_linear_speed",
-            ),
-            (
-                NodeParams {
-                    jog_timeout: -0.2,
-                    ..d()
-                },
-                "jog_timeout",
-            ),
-            (
-                NodeParams {
-                    cmd_vel_frame: "world".into(),
-                    ..d()
-                },
-                "cmd_vel_frame",
-            ),
-            (
-                NodeParams {
-                    gripper_open: "wide".into(),
-                    ..d()
-                },
-                "gripper_open",
-            ),
-            (
-                NodeParams {
-                    gripper_stall_load: 1.5,
-                    ..d()
-                },
-                "gripper_stall_load",
-            ),
+        /// Makes one value bad.
+        type Spoil = fn(&mut NodeParams);
+        let cases: [(&str, Spoil); 21] = [
+            ("solver", |p| p.solver = "newton".into()),
+            ("max_iterations", |p| p.max_iterations = -1),
+            ("max_iterations", |p| p.max_iterations = 1 << 40),
+            ("budget_ms", |p| p.budget_ms = 0.0),
+            ("position_tolerance", |p| p.position_tolerance = f64::NAN),
+            ("orientation_tolerance", |p| p.orientation_tolerance = -1.0),
+            ("greediness", |p| p.greediness = 0.0),
+            ("bend", |p| p.bend = "1,2".into()),
+            ("pitch", |p| p.pitch = "up".into()),
+            ("lock", |p| p.lock = "a,,b".into()),
+            ("clamp", |p| p.clamp = "elbow=1".into()),
+            ("rate_hz", |p| p.rate_hz = 0.0),
+            ("max_velocity", |p| p.max_velocity = -1.0),
+            ("max_acceleration", |p| p.max_acceleration = 0.0),
+            ("max_best_effort_error", |p| p.max_best_effort_error = -1.0),
+            ("max_target_age", |p| p.max_target_age = f64::INFINITY),
+            ("jog_linear_speed", |p| p.jog_linear_speed = 0.0),
+            ("jog_timeout", |p| p.jog_timeout = -0.2),
+            ("cmd_vel_frame", |p| p.cmd_vel_frame = "world".into()),
+            ("gripper_open", |p| p.gripper_open = "wide".into()),
+            ("gripper_stall_load", |p| p.gripper_stall_load = 1.5),
         ];
-        for (p, name) in cases {
+        for (name, spoil) in cases {
+            let mut p = d();
+            spoil(&mut p);
             let e = p.settings().unwrap_err();
             assert_eq!(e.name, name, "{e}");
         }

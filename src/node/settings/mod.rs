@@ -62,8 +62,10 @@ impl SettingError {
     }
 }
 
-/// `x` when it is finite and above zero.
-pub(crate) fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
+/// `x` when it is finite and above zero: the rule of every setting that
+/// is a rate, a time, a tolerance or a limit (the CLI's numeric flags use
+/// it too, so a flag and a parameter refuse the same values).
+pub fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
     if x.is_finite() && x > 0.0 {
         Ok(x)
     } else {
@@ -72,7 +74,7 @@ pub(crate) fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> 
 }
 
 /// `x` when it is finite and not below zero.
-pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
+pub fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
     if x.is_finite() && x >= 0.0 {
         Ok(x)
     } else {

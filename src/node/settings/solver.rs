@@ -406,91 +406,34 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_naming_the_setting() {
-        let d = SolverSettings::default;
-        let cases = [
-            (
-                SolverSettings {
-                    position_tolerance: -1.0,
-                    ..d()
-                },
-                "position_tolerance",
-            ),
-            (
-                SolverSettings {
-                    orientation_tolerance: f64::NAN,
-                    ..d()
-                },
-                "orientation_tolerance",
-            ),
-            (
-                SolverSettings {
-                    budget_ms: 0.0,
-                    ..d()
-                },
-                "budget_ms",
-            ),
-            (
-                SolverSettings {
-                    budget_ms: 1e300,
-                    ..d()
-                },
-                "budget_ms",
-            ),
-            (
-                SolverSettings {
-                    max_iterations: Some(0),
-                    ..d()
-                },
-                "max_iterations",
-            ),
-            (
-                SolverSettings {
-                    greediness: 0.0,
-                    ..d()
-                },
-                "greediness",
-            ),
-            (
-                SolverSettings {
-                    greediness: 1.5,
-                    ..d()
-                },
-                "greediness",
-            ),
-            (
-                SolverSettings {
-                    pitch: Some(f64::INFINITY),
-                    ..d()
-                },
-                "pitch",
-            ),
-            (
-                SolverSettings {
-                    bend: Bend::Pole(Vector3::new(f64::NAN, 0.0, 0.0)),
-                    ..d()
-                },
-                "bend",
-            ),
-            (
-                SolverSettings {
-                    lock: vec![" ".into()],
-                    ..d()
-                },
-                "lock",
-            ),
-            (
-                SolverSettings {
-                    clamp: vec![JointClamp {
-                        joint: "elbow".into(),
-                        min: 1.0,
-                        max: 0.0,
-                    }],
-                    ..d()
-                },
-                "clamp",
-            ),
+        /// Makes one value bad.
+        type Spoil = fn(&mut SolverSettings);
+        let cases: [(&str, Spoil); 11] = [
+            ("position_tolerance", |s| s.position_tolerance = -1.0),
+            ("orientation_tolerance", |s| {
+                s.orientation_tolerance = f64::NAN
+            }),
+            ("budget_ms", |s| s.budget_ms = 0.0),
+            ("budget_ms", |s| s.budget_ms = 1e300),
+            ("max_iterations", |s| s.max_iterations = Some(0)),
+            ("greediness", |s| s.greediness = 0.0),
+            ("greediness", |s| s.greediness = 1.5),
+            ("pitch", |s| s.pitch = Some(f64::INFINITY)),
+            ("bend", |s| {
+                s.bend = Bend::Pole(Vector3::new(f64::NAN, 0.0, 0.0))
+            }),
+            ("lock", |s| s.lock = vec![" ".into()]),
+            ("clamp", |s| {
+                s.clamp = vec![JointClamp {
+                    joint: "elbow".into(),
+                    min: 1.0,
+                    max: 0.0,
+                }]
+            }),
         ];
-        for (s, name) in cases {
+        for (name, spoil) in cases {
+            let mut s = SolverSettings::default();
+            spoil(&mut s);
             assert_eq!(s.validate().unwrap_err().name, name);
         }
     }
