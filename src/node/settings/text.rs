@@ -133,7 +133,13 @@ pub fn parse_weights(s: &str) -> Result<Vec<JointWeight>, SettingError> {
                 .parse::<f64>()
                 .ok()
                 .filter(|w| w.is_finite() && *w >= 0.0)
-                .ok_or_else(|| bad(format!("'{item}': '{}' is not a weight >= 0", w.trim())))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "joint '{}': '{}' is not a weight >= 0",
+                        joint.trim(),
+                        w.trim()
+                    ))
+                })?;
             Ok(JointWeight {
                 joint: joint.trim().to_owned(),
                 weight,
