@@ -8,11 +8,10 @@
 
 mod common;
 
-use arm_ik::bag::cdr::Endian;
-use arm_ik::bag::messages::{
-    Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
+use arm_ik::bag::{
+    BagReader, BagWriter, Endian, Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED,
+    StampedTarget, Storage, TargetType,
 };
-use arm_ik::bag::{BagReader, BagWriter, Storage};
 use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 
 mod common;
 
-use arm_ik::bench::{self, Answer, Criteria, Protocol, TargetSet, Verdict};
+use arm_ik::bench::{self, Answer, BenchProtocol, Criteria, TargetSet, Verdict};
 use arm_ik::ik::{Common, Solver, SolverConfig};
 use arm_ik::model::Chain;
 use std::time::Duration;
@@ -37,7 +37,7 @@ fn the_jacobian_solver_follows_every_path_without_a_jump() {
     .unwrap();
     let records = bench::run(&mut solver, &set, &[], &criteria());
     let s = bench::summarize("jacobian", &set, &records, &criteria());
-    assert_eq!(s.protocol, Protocol::Paths);
+    assert_eq!(s.protocol, BenchProtocol::Paths);
     assert_eq!(s.success_rate, 1.0);
     let p = s.paths.unwrap();
     assert_eq!(p.paths, set.paths.len());

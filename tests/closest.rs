@@ -9,7 +9,7 @@
 
 mod common;
 
-use arm_ik::ik::metric::joint_distance;
+use arm_ik::ik::joint_distance;
 use arm_ik::ik::{
     Closest, Common, IkError, JacobianOptions, SolveStatus, Solver, SolverConfig, Target,
 };

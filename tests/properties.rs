@@ -19,7 +19,7 @@ mod common;
 
 use arm_ik::ik::{
     AnalyticOptions, CcdOptions, Common, FabrikOptions, IkError, JacobianOptions, JointMode,
-    Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance, analytic::approach_pitch,
+    Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance, approach_pitch,
 };
 use arm_ik::model::Chain;
 use common::{pose_of, position_of, project_urdf};

@@ -7,7 +7,7 @@
 mod common;
 
 use arm_ik::bench::{TargetSet, largest_step};
-use arm_ik::ik::metric::rotation_error;
+use arm_ik::ik::rotation_error;
 use arm_ik::model::{Chain, JointKind};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 

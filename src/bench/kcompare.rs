@@ -10,7 +10,9 @@ use std::path::Path;
 use std::time::Instant;
 use thiserror::Error;
 
+/// Why the comparison with `k` cannot run.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum KError {
     #[error("k cannot load {path}: {detail}")]
     Load { path: String, detail: String },

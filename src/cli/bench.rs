@@ -2,7 +2,7 @@
 //! in `../shared/targets/README.md`, or paths).
 
 use super::settings_args::SolverArgs;
-use arm_ik::bench::{self, Criteria, KChain, Protocol, STEP_LIMIT, Summary, TargetSet};
+use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
 use serde_json::json;
@@ -104,8 +104,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// The figures as a table, one row per solver.
 fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
     let start = match ours.protocol {
-        Protocol::Targets => format!("every target from seed '{seed_name}'"),
-        Protocol::Paths => "paths, each target from the previous answer".to_owned(),
+        BenchProtocol::Targets => format!("every target from seed '{seed_name}'"),
+        BenchProtocol::Paths => "paths, each target from the previous answer".to_owned(),
     };
     println!(
         "{} targets, tolerance {:.0e} m / {:.0e} rad, budget {} ms, {start}",

@@ -5,9 +5,10 @@ use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
 use anyhow::Context as _;
-use arm_ik::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
 use arm_ik::bag::output::{self, Existing, Inputs};
-use arm_ik::bag::{BagReader, BagWriter, Storage, TopicId};
+use arm_ik::bag::{
+    BagReader, BagWriter, Header, JOINT_STATE, JointStateMsg, Storage, TargetType, TopicId,
+};
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::topics::{TargetTopics, list};
@@ -107,7 +108,7 @@ impl TickSink for Sink {
             if let Err(e) = w.write(
                 *joints,
                 log_time_ns,
-                &msg.encode(arm_ik::bag::cdr::Endian::Little),
+                &msg.encode(arm_ik::bag::Endian::Little),
             ) {
                 self.error = Some(e);
             }

@@ -17,6 +17,7 @@ use thiserror::Error;
 
 /// A node that cannot start, and why.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum NodeError {
     #[error("invalid node setting {name}: {why}")]
     Config { name: &'static str, why: String },

@@ -19,8 +19,7 @@ pub mod topics;
 
 pub use outcome::{CheckName, FailureKind, LimitKind};
 
-use crate::bag::BagMessage;
-use crate::bag::messages::{StampedTarget, TargetType};
+use crate::bag::{BagMessage, StampedTarget, TargetType};
 use crate::node::status::Rejections;
 use crate::node::{JointState, NodeCore, SolveOutcome, TargetMsg};
 use crate::servo::ServoOutput;

@@ -4,8 +4,7 @@
 //! type only, so a bag with points on the pose topic would deliver nothing
 //! to the live node; replay counts such messages as `wrong_type`.
 
-use crate::bag::TopicInfo;
-use crate::bag::messages::TargetType;
+use crate::bag::{TargetType, TopicInfo};
 
 /// The two target topics, remappable as the node's are.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,5 +26,5 @@ mod status_tests;
 
 pub use model::DynamixelModel;
 pub use packet::{BROADCAST_ID, EncodeError, MAX_ID};
-pub use status::{ErrorByte, Status, StatusError, StatusReader};
+pub use status::{ErrorByte, StatusError, StatusPacket, StatusReader};
 pub use table::{HardwareError, OperatingMode, Register, reg};

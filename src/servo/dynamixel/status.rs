@@ -117,13 +117,13 @@ impl std::fmt::Display for ErrorByte {
 
 /// A decoded status packet (parameters unstuffed).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub struct StatusPacket {
     pub id: u8,
     pub error: ErrorByte,
     pub params: Vec<u8>,
 }
 
-impl Status {
+impl StatusPacket {
     /// The parameters, checked to be exactly `len` bytes: a reply to a
     /// READ of `len` bytes that is longer or shorter is not trusted.
     pub fn data(&self, len: usize) -> Result<&[u8], StatusError> {
@@ -147,6 +147,7 @@ impl Status {
 
 /// Why bytes on the bus were not a usable status packet.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum StatusError {
     #[error("status packet from id {id}: CRC {got:#06x}, expected {expected:#06x}")]
     BadCrc { id: u8, expected: u16, got: u16 },
@@ -280,7 +281,7 @@ impl StatusReader {
 
     /// The next complete packet or error; `None` when more bytes are
     /// needed.
-    pub fn next_status(&mut self) -> Option<Result<Status, StatusError>> {
+    pub fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
         loop {
             if !self.seek_header() {
                 return None;
@@ -324,7 +325,7 @@ impl StatusReader {
                 return Some(Err(StatusError::BadStuffing { id }));
             };
             self.drop_front(total, false);
-            return Some(Ok(Status {
+            return Some(Ok(StatusPacket {
                 id,
                 error: ErrorByte(body[0]),
                 params: body[1..].to_vec(),
@@ -335,7 +336,7 @@ impl StatusReader {
 
 /// Decodes every complete status packet in `bytes` (a convenience over
 /// [`StatusReader`] for one buffer). An incomplete tail is ignored.
-pub fn decode_all(bytes: &[u8]) -> Vec<Result<Status, StatusError>> {
+pub fn decode_all(bytes: &[u8]) -> Vec<Result<StatusPacket, StatusError>> {
     let mut r = StatusReader::new();
     r.push(bytes);
     std::iter::from_fn(|| r.next_status()).collect()
@@ -355,7 +356,7 @@ pub struct FastSyncPart {
 /// the last servo's CRC is the packet's own. The packet CRC, checked by
 /// the reader, covers all of it, so the running CRCs are skipped here.
 pub fn split_fast_sync(
-    status: &Status,
+    status: &StatusPacket,
     len: usize,
     ids: &[u8],
 ) -> Result<Vec<FastSyncPart>, StatusError> {

@@ -38,6 +38,7 @@ const fn signed(addr: u16, size: u8) -> Register {
 
 /// Why a value cannot go into a register.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ValueError {
     #[error("value {value} does not fit the {size}-byte register at address {addr}")]
     OutOfRange { addr: u16, size: u8, value: i64 },

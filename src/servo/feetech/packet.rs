@@ -102,6 +102,7 @@ pub fn to_sign_magnitude(v: i32, sign_bit: u8) -> u16 {
 
 /// Why an instruction packet could not be built. Nothing is sent then.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     #[error("servo id {id} is out of range (0..={MAX_ID}, or {BROADCAST_ID} to broadcast)")]
     BadId { id: u8 },
