@@ -1,5 +1,5 @@
 //! `arm_ik latency`: the node's target-to-servo latency in simulation, p50,
-//! p99 and max, reproducible with one command (issue 4: p99 <= 1 ms).
+//! p99 and max, reproducible with one command (goal: p99 <= 1 ms).
 //! `benches/node.rs` measures the same path under criterion.
 
 use super::EXIT_NOT_REACHED;
@@ -38,7 +38,8 @@ pub struct Args {
     json: bool,
 }
 
-/// The issue's goal, shown next to the figures.
+/// The node's latency goal (README, Benchmarks), shown next to the
+/// figures.
 const GOAL_P99_US: f64 = 1000.0;
 
 fn us(s: &TimeSummary) -> serde_json::Value {
