@@ -6,6 +6,9 @@
 //! `scripts/test` runs) or `ARM_IK_PYTHON`; without it they print SKIP,
 //! except under CI, where they fail.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::bag::{

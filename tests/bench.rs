@@ -1,6 +1,9 @@
 //! The path protocol of `arm_ik bench`: each target solved from the
 //! previous answer, and every jump to another branch counted.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::bench::{self, Answer, BenchProtocol, Criteria, TargetSet, Verdict};

@@ -4,6 +4,9 @@
 //! [`TargetSet::generate_paths`]). The path sets of the shared robots are
 //! checked when `../shared` is there.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::bench::{TargetSet, largest_step};

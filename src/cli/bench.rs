@@ -49,6 +49,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let seed = set.seed(&a.seed_name)?.to_vec();
+    // Before our own run, so a comparison that cannot run fails at once.
+    let k = match a.compare.as_deref() {
+        None => None,
+        Some("k") => Some(KChain::load(&urdf, &chain)?),
+        Some(other) => anyhow::bail!(
+            "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
+        ),
+    };
     let (config, common) = a.solver.config(&chain)?;
     let criteria = Criteria {
         position_tolerance: a.solver.position_tolerance,
@@ -65,17 +73,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let ours = bench::summarize(&name, &set, &records, &criteria);
 
-    let other = match a.compare.as_deref() {
-        None => None,
-        Some("k") => {
-            let kc = KChain::load(&urdf, &chain)?;
-            let rec = kc.run(&chain, &set, &seed, &criteria);
-            Some(bench::summarize("k", &set, &rec, &criteria))
-        }
-        Some(other) => anyhow::bail!(
-            "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
-        ),
-    };
+    let other = k.map(|kc| {
+        let rec = kc.run(&chain, &set, &seed, &criteria);
+        bench::summarize("k", &set, &rec, &criteria)
+    });
 
     if let Some(path) = &a.output {
         let raw = json!({

@@ -3,6 +3,7 @@
 //! Not every test file uses every helper.
 #![allow(dead_code)]
 
+#[cfg(feature = "app")]
 pub mod firmware;
 
 use arm_ik::model::Chain;
@@ -98,6 +99,7 @@ pub fn all_chains() -> Vec<(PathBuf, Option<&'static str>, Option<&'static str>)
 }
 
 /// Runs the `arm_ik` binary of this build from the project folder.
+#[cfg(feature = "app")]
 pub fn arm_ik(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
         .args(args)
