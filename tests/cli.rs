@@ -319,14 +319,11 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
     }
 }
 
-/// `--compare k`: the k crate's solver on the same targets, in the same
-/// report, with the ratios of the two.
-#[cfg(feature = "compare-k")]
-#[test]
-fn bench_compares_with_k() {
-    let dir = temp_dir("bench_k");
-    let targets = leg_targets(&dir);
-    let out = arm_ik(&[
+/// `arm_ik bench --compare k --json` on the leg's targets, in a fresh
+/// folder named `dir`.
+fn bench_compare_k(dir: &str) -> std::process::Output {
+    let targets = leg_targets(&temp_dir(dir));
+    arm_ik(&[
         "bench",
         "--targets",
         targets.to_str().unwrap(),
@@ -335,7 +332,15 @@ fn bench_compares_with_k() {
         "--compare",
         "k",
         "--json",
-    ]);
+    ])
+}
+
+/// `--compare k`: the k crate's solver on the same targets, in the same
+/// report, with the ratios of the two.
+#[cfg(feature = "compare-k")]
+#[test]
+fn bench_compares_with_k() {
+    let out = bench_compare_k("bench_k");
     assert!(out.status.success(), "{}", stderr(&out));
     let v = json(&out);
     assert_eq!(v["solver"], "analytic");
@@ -349,15 +354,7 @@ fn bench_compares_with_k() {
 #[cfg(not(feature = "compare-k"))]
 #[test]
 fn bench_compare_k_names_the_feature_it_needs() {
-    let dir = temp_dir("bench_no_k");
-    let targets = leg_targets(&dir);
-    let out = arm_ik(&[
-        "bench",
-        "--targets",
-        targets.to_str().unwrap(),
-        "--compare",
-        "k",
-    ]);
+    let out = bench_compare_k("bench_no_k");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let e = stderr(&out);
     assert!(e.contains("--features compare-k"), "{e}");
