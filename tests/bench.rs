@@ -111,3 +111,54 @@ fn json_carries_the_path_figures() {
         assert!(v[key].is_number(), "missing {key} in {v}");
     }
 }
+
+/// `--compare k` says why k failed, with counts, for both solvers: k fails
+/// every SO-101 pose because it refuses 5 DOF chains, and the table and the
+/// JSON say so instead of a bare 0 %. The comparison is built in with the
+/// `compare-k` feature only.
+#[cfg(feature = "compare-k")]
+#[test]
+fn a_failing_solver_says_why_with_counts() {
+    let Some(dir) = common::shared_dir() else {
+        return;
+    };
+    let targets = dir.join("targets/so101.json");
+    // A generous budget: ours must not fail on time on a busy machine.
+    let args = [
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--budget-ms",
+        "1000",
+        "--compare",
+        "k",
+    ];
+    let out = common::arm_ik(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("k failures:"), "{text}");
+    assert!(
+        text.contains("1000 error") && text.contains("precondition"),
+        "{text}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let out = common::arm_ik(&json_args);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["compare"]["failures"][0];
+    assert_eq!(
+        (f["verdict"].as_str(), f["count"].as_u64()),
+        (Some("error"), Some(1000)),
+        "{v}"
+    );
+    assert!(f["reason"].as_str().unwrap().contains("Dof=5"), "{v}");
+    assert_eq!(
+        v["failures"],
+        serde_json::json!([]),
+        "ours all succeed: {v}"
+    );
+}

@@ -111,10 +111,24 @@ impl KChain {
             Answer {
                 q: Some(self.chain.joint_positions()),
                 elapsed,
-                detail: outcome.err().map(|e| format!("k: {e}")),
+                detail: outcome.err().map(|e| format!("k: {}", reason(&e))),
                 iterations: 0,
             }
         })
+    }
+}
+
+/// k's error as a reason that is the same for every query it stands for
+/// (its own messages carry the residuals), so failures can be counted by
+/// reason.
+#[cfg(feature = "compare-k")]
+fn reason(e: &k::Error) -> String {
+    match e {
+        k::Error::NotConvergedError { .. } => "did not converge".to_owned(),
+        k::Error::InverseMatrixError => {
+            "singular Jacobian (cannot invert it at the seed or on the way)".to_owned()
+        }
+        other => other.to_string(),
     }
 }
 

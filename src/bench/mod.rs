@@ -19,7 +19,9 @@ mod targets;
 
 pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
-pub use summary::{BenchProtocol, PathFigures, STEP_LIMIT, Summary, percentile, summarize};
+pub use summary::{
+    BenchProtocol, FailureCount, PathFigures, STEP_LIMIT, Summary, percentile, summarize,
+};
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
 use crate::ik::{Solver, Target, joint_distance, orientation_distance};
@@ -75,6 +77,30 @@ pub enum Verdict {
     Time,
     /// The solver refused the query with an error.
     Rejected,
+}
+
+impl Verdict {
+    /// As the JSON spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Success => "success",
+            Verdict::Error => "error",
+            Verdict::Limits => "limits",
+            Verdict::Time => "time",
+            Verdict::Rejected => "rejected",
+        }
+    }
+
+    /// What the verdict means, for a reader of the table.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Verdict::Success => "reached in time, within the limits",
+            Verdict::Error => "not within the tolerances",
+            Verdict::Limits => "a joint outside its limits",
+            Verdict::Time => "reached after the budget",
+            Verdict::Rejected => "refused by the solver",
+        }
+    }
 }
 
 /// [`judge`]'s answer: the verdict and the pose error it was based on.

@@ -46,6 +46,37 @@ pub struct Summary {
     pub position_tolerance: f64,
     pub orientation_tolerance: f64,
     pub budget_ms: f64,
+    /// Why the failed queries failed, most frequent first.
+    pub failures: Vec<FailureCount>,
+}
+
+/// How many queries failed the same way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureCount {
+    pub verdict: Verdict,
+    /// The solver's reason, when it gave one.
+    pub reason: Option<String>,
+    pub count: usize,
+}
+
+/// The failed records grouped by verdict and reason, most frequent first.
+fn failure_counts(records: &[Record]) -> Vec<FailureCount> {
+    let mut counts: Vec<FailureCount> = Vec::new();
+    for r in records.iter().filter(|r| r.status != Verdict::Success) {
+        match counts
+            .iter_mut()
+            .find(|c| c.verdict == r.status && c.reason == r.detail)
+        {
+            Some(c) => c.count += 1,
+            None => counts.push(FailureCount {
+                verdict: r.status,
+                reason: r.detail.clone(),
+                count: 1,
+            }),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.count));
+    counts
 }
 
 /// How well the answers along the paths stayed on one branch.
@@ -98,6 +129,7 @@ pub fn summarize(solver: &str, set: &TargetSet, records: &[Record], c: &Criteria
         position_tolerance: c.position_tolerance,
         orientation_tolerance: c.orientation_tolerance,
         budget_ms: c.budget.as_secs_f64() * 1e3,
+        failures: failure_counts(records),
     }
 }
 

@@ -145,8 +145,28 @@ fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
              jumps: steps moving a joint more than {STEP_LIMIT} rad"
         );
     }
+    for s in std::iter::once(ours).chain(other) {
+        print_failures(s);
+    }
     if let Some(o) = other {
         println!("ratios {} / {}: {}", ours.solver, o.solver, ratios(ours, o));
+    }
+}
+
+/// Why a solver's failed queries failed, with counts.
+fn print_failures(s: &Summary) {
+    if s.failures.is_empty() {
+        return;
+    }
+    println!("{} failures:", s.solver);
+    for f in &s.failures {
+        let why = f.reason.as_deref().unwrap_or("no reason given");
+        println!(
+            "  {:>5} {} ({}): {why}",
+            f.count,
+            f.verdict.name(),
+            f.verdict.meaning()
+        );
     }
 }
 
