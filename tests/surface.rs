@@ -33,19 +33,27 @@ fn exhaustive_errors(file: &Path, text: &str) -> Vec<(String, String)> {
         let Some(rest) = line.trim_start().strip_prefix("pub enum ") else {
             continue;
         };
-        let attributes: Vec<&str> = lines[..i]
+        // The attributes above the enum, a derive list that rustfmt split
+        // over several lines included; doc comments left out.
+        let start = lines[..i]
             .iter()
-            .rev()
+            .rposition(|l| {
+                let l = l.trim();
+                l.is_empty() || l.ends_with('}') || l.ends_with(';')
+            })
+            .map_or(0, |p| p + 1);
+        let attributes: String = lines[start..i]
+            .iter()
             .map(|l| l.trim())
-            .take_while(|l| l.starts_with("#[") || l.starts_with("///"))
-            .filter(|l| l.starts_with("#["))
-            .collect();
-        let derives_error = attributes.iter().any(|a| {
-            a.starts_with("#[derive(")
+            .filter(|l| !l.starts_with("//"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let derives_error = attributes.split("#[").any(|a| {
+            a.starts_with("derive(")
                 && a.split(|c: char| !c.is_alphanumeric() && c != '_')
                     .any(|w| w == "Error")
         });
-        if derives_error && !attributes.contains(&"#[non_exhaustive]") {
+        if derives_error && !attributes.contains("#[non_exhaustive]") {
             let name = rest
                 .split(|c: char| !c.is_alphanumeric() && c != '_')
                 .next();
@@ -81,7 +89,14 @@ fn public_error_enums_are_non_exhaustive() {
 fn the_check_sees_a_missing_attribute() {
     let text = "/// Why.\n#[derive(Debug, thiserror::Error)]\npub enum Oops {\n}\n\
                 #[derive(Debug, Error)]\n#[non_exhaustive]\npub enum Fine {}\n\
-                #[derive(Debug)]\npub enum NotAnError {}\n";
+                /// An Error in words only.\n#[derive(Debug)]\npub enum NotAnError {}\n\
+                #[derive(\n    Debug,\n    Clone,\n    Error,\n)]\npub enum Split {}\n";
     let found = exhaustive_errors(Path::new("x.rs"), text);
-    assert_eq!(found, [("x.rs:3".to_string(), "Oops".to_string())]);
+    assert_eq!(
+        found,
+        [
+            ("x.rs:3".to_string(), "Oops".to_string()),
+            ("x.rs:16".to_string(), "Split".to_string())
+        ]
+    );
 }
