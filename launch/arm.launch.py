@@ -18,8 +18,8 @@ Launch arguments:
                 direction, scale, ranges (default: the package's
                 servos_pwm.yaml or servos_feetech.yaml, per protocol; a bare
                 name is looked up in share/arm_ik/config/)
-  urdf, params_file, base_link, tip_link, rviz, rviz_config: as in
-                display.launch.py
+  urdf, params_file, base_link, tip_link, rviz, rviz_config, poses_file,
+  use_sim_time: as in display.launch.py
 
 Only launch, launch_ros and os are imported, and the
 file parses as Python 3.8 (scripts/check-packaging checks both).
@@ -35,6 +35,8 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
+# The named poses that fit each parameter file's robot (poses_file).
+DEFAULT_POSES = {'arm.yaml': 'poses_arm.yaml'}
 PROTOCOLS = ('pwm_bridge', 'feetech')
 DEFAULT_SERVO_CONFIG = {'pwm_bridge': 'servos_pwm.yaml', 'feetech': 'servos_feetech.yaml'}
 
@@ -61,8 +63,17 @@ def _read_urdf(path):
         return f.read()
 
 
+def _use_sim_time(context):
+    """The use_sim_time argument as the bool both nodes' parameter is."""
+    value = LaunchConfiguration('use_sim_time').perform(context).lower()
+    if value not in ('true', 'false'):
+        raise RuntimeError('arm_ik: use_sim_time:={} is not true or false'.format(value))
+    return value == 'true'
+
+
 def _nodes(context):
     urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
+    use_sim_time = _use_sim_time(context)
     params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
     description = _read_urdf(urdf)
 
@@ -83,11 +94,16 @@ def _nodes(context):
         'port': port,
         'protocol': protocol,
         'servo_config': servo_config,
+        'use_sim_time': use_sim_time,
     }
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
             overrides[name] = value
+    poses = LaunchConfiguration('poses_file').perform(context) \
+        or DEFAULT_POSES.get(os.path.basename(params_file), '')
+    if poses:
+        overrides['poses_file'] = os.path.abspath(_config_file(poses, context))
 
     return [
         Node(
@@ -95,7 +111,7 @@ def _nodes(context):
             executable='robot_state_publisher',
             name='robot_state_publisher',
             output='screen',
-            parameters=[{'robot_description': description}],
+            parameters=[{'robot_description': description, 'use_sim_time': use_sim_time}],
         ),
         Node(
             package=PACKAGE,
@@ -131,6 +147,11 @@ def generate_launch_description():
             'base_link', default_value='',
             description='Chain base link (empty: the parameters file\'s)'),
         DeclareLaunchArgument(
+            'poses_file', default_value='',
+            description='Named poses file; a bare name is looked up in '
+                        'share/arm_ik/config/ (empty: poses_arm.yaml with '
+                        'arm.yaml, none otherwise)'),
+        DeclareLaunchArgument(
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),
         DeclareLaunchArgument(
@@ -139,6 +160,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'rviz_config', default_value=_share('config', 'arm.rviz'),
             description='RViz2 configuration file'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description='Run ik_node and robot_state_publisher on /clock (true: '
+                        'for a bag played with ros2 bag play --clock)'),
         OpaqueFunction(function=_nodes),
         Node(
             package='rviz2',

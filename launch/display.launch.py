@@ -18,6 +18,12 @@ Launch arguments:
   tip_link     chain tip link (default: the parameters file's)
   rviz         start rviz2 (default: true)
   rviz_config  RViz2 configuration (default: share/arm_ik/config/arm.rviz)
+  poses_file   named poses for ~/home and ~/go_to/<name>; a bare file name
+               is looked up in share/arm_ik/config/ (default: poses_arm.yaml
+               with arm.yaml, none with other parameter files)
+  use_sim_time ik_node and robot_state_publisher on /clock (default: false;
+               true for a recorded bag played with `ros2 bag play --clock`,
+               whose stamps are of when it was recorded)
 
 Only launch, launch_ros and os are imported, and the
 file parses as Python 3.8 (scripts/check-packaging checks both).
@@ -33,6 +39,8 @@ from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = 'arm_ik'
+# The named poses that fit each parameter file's robot (poses_file).
+DEFAULT_POSES = {'arm.yaml': 'poses_arm.yaml'}
 
 
 def _share(*parts):
@@ -57,18 +65,31 @@ def _read_urdf(path):
         return f.read()
 
 
+def _use_sim_time(context):
+    """The use_sim_time argument as the bool both nodes' parameter is."""
+    value = LaunchConfiguration('use_sim_time').perform(context).lower()
+    if value not in ('true', 'false'):
+        raise RuntimeError('arm_ik: use_sim_time:={} is not true or false'.format(value))
+    return value == 'true'
+
+
 def _nodes(context):
     urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
+    use_sim_time = _use_sim_time(context)
     params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
     description = _read_urdf(urdf)
 
     # Later entries override earlier ones: the file first, then what the
     # launch arguments set. Empty base_link / tip_link keep the file's.
-    overrides = {'urdf_path': urdf, 'sim': True}
+    overrides = {'urdf_path': urdf, 'sim': True, 'use_sim_time': use_sim_time}
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
             overrides[name] = value
+    poses = LaunchConfiguration('poses_file').perform(context) \
+        or DEFAULT_POSES.get(os.path.basename(params_file), '')
+    if poses:
+        overrides['poses_file'] = os.path.abspath(_config_file(poses, context))
 
     return [
         Node(
@@ -76,7 +97,7 @@ def _nodes(context):
             executable='robot_state_publisher',
             name='robot_state_publisher',
             output='screen',
-            parameters=[{'robot_description': description}],
+            parameters=[{'robot_description': description, 'use_sim_time': use_sim_time}],
         ),
         Node(
             package=PACKAGE,
@@ -101,6 +122,11 @@ def generate_launch_description():
             'base_link', default_value='',
             description='Chain base link (empty: the parameters file\'s)'),
         DeclareLaunchArgument(
+            'poses_file', default_value='',
+            description='Named poses file; a bare name is looked up in '
+                        'share/arm_ik/config/ (empty: poses_arm.yaml with '
+                        'arm.yaml, none otherwise)'),
+        DeclareLaunchArgument(
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),
         DeclareLaunchArgument(
@@ -109,6 +135,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'rviz_config', default_value=_share('config', 'arm.rviz'),
             description='RViz2 configuration file'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false', choices=['true', 'false'],
+            description='Run ik_node and robot_state_publisher on /clock (true: '
+                        'for a bag played with ros2 bag play --clock)'),
         OpaqueFunction(function=_nodes),
         Node(
             package='rviz2',

@@ -5,9 +5,10 @@
 //! published or streamed.
 //!
 //! Layers, lowest first; a module imports only from layers below it:
-//! [`model`] → [`ik`] → `servo`, `bag`, `bench` → `node` → `replay`, `run`
-//! (assembles a node on the output its parameters choose) → `ros`, the CLI
-//! and the binaries.
+//! [`model`] → [`ik`] → `servo`, `bag`, `bench` → `node` → `replay` → `run`
+//! (assembles a node on the output its parameters choose, and runs it
+//! without ROS from any command source, bags read as replay reads them) →
+//! `ros`, the CLI and the binaries.
 //!
 //! `tests/layers.rs` reads the paragraph above and fails when a module
 //! imports from a layer above its own, or when the submodules of one

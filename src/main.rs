@@ -13,7 +13,7 @@ fn main() -> std::process::ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("arm_ik: error: {e:#}");
+            eprintln!("arm_ik: error: {}", cli::error_text(&e));
             std::process::ExitCode::from(cli::EXIT_ERROR)
         }
     }

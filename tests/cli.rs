@@ -431,7 +431,9 @@ fn sim_json_is_one_joint_state_per_tick_then_the_summary() {
     let js = &lines[100];
     assert_eq!(js["type"], "joint_state");
     assert_eq!(js["name"][0], "base_yaw");
-    assert_eq!(js["position"].as_array().unwrap().len(), 5);
+    // The arm's five joints, its gripper and the mirror jaw.
+    assert_eq!(js["position"].as_array().unwrap().len(), 7);
+    assert_eq!(js["name"][6], "gripper_mirror");
     let summary = lines.last().unwrap();
     assert_eq!(summary["type"], "summary");
     assert_eq!(summary["targets"]["received"], 101);

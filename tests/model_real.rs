@@ -123,14 +123,21 @@ fn messy_chain_fk_by_hand() {
     assert_point(t * Point3::origin(), [0.25, 0.0, 0.05], "spin 90");
 }
 
+/// Beside the fingers, the tool frame is the default tip: the fingers hang
+/// below the whole arm through joints of their own. Without that shape
+/// (the fingers' branch alone) the leaves are listed.
 #[test]
-fn default_tip_lists_the_gripper_leaves() {
-    let err = Chain::from_urdf_str(MESSY, None, None).unwrap_err();
+fn default_tip_skips_the_finger_leaves_and_lists_leaves_otherwise() {
+    let c = Chain::from_urdf_str(MESSY, None, None).unwrap();
+    assert_eq!(c.tip, "tool_tip");
+    assert_eq!(c.joint_names(), ["waist", "lift", "spin"]);
+    let t = RobotTree::from_str(MESSY, "messy").unwrap();
+    let err = t.default_tip("wrist").unwrap_err();
     match err {
         ModelError::AmbiguousTip {
             base, mut leaves, ..
         } => {
-            assert_eq!(base, "base_link");
+            assert_eq!(base, "wrist");
             leaves.sort();
             assert_eq!(leaves, ["finger_left", "finger_right", "tool_tip"]);
         }
@@ -164,12 +171,24 @@ fn moving_joints_off_the_chain_are_kept_with_their_mimic_relation() {
     let c = Chain::from_urdf_str(MESSY, Some("wrist"), Some("finger_left")).unwrap();
     assert!(c.extras.iter().any(|e| e.name == "waist"));
     assert!(!c.extras.iter().any(|e| e.name == "finger_left_joint"));
-    // The project arm has none (until it has a gripper).
+    // The project arm's gripper: its tool frame is the default tip, the
+    // jaw is actuated and its mirror follows it the other way.
     let arm = Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap();
-    assert!(
-        arm.extras
-            .iter()
-            .all(|e| !arm.joint_names().contains(&e.name.as_str()))
+    assert_eq!(arm.tip, "tool");
+    let extras: Vec<(&str, bool)> = arm
+        .extras
+        .iter()
+        .map(|e| (e.name.as_str(), e.actuated()))
+        .collect();
+    assert_eq!(extras, [("gripper", true), ("gripper_mirror", false)]);
+    let mirror = arm.extras[1].mimic.as_ref().unwrap();
+    assert_eq!(
+        (mirror.leader.as_str(), mirror.multiplier),
+        ("gripper", -1.0)
+    );
+    assert_eq!(
+        (arm.extras[0].limits.lower, arm.extras[0].limits.upper),
+        (0.0, 1.2)
     );
 }
 
@@ -443,6 +462,14 @@ fn shared_robot_quirks() {
         [("gripper".to_string(), true)]
     );
     assert_eq!(extras("solo12.urdf", "base_link", "FL_FOOT").len(), 9);
+    // The tool frame beside the gripper is the default tip on both arms.
+    let tip = |file: &str| {
+        Chain::from_urdf_file(robots.join(file), None, None)
+            .unwrap()
+            .tip
+    };
+    assert_eq!(tip("so101.urdf"), "gripper_frame_link");
+    assert_eq!(tip("panda.urdf"), "panda_hand_tcp");
     // solo12 has four legs: no default tip.
     let err = Chain::from_urdf_file(robots.join("solo12.urdf"), None, None).unwrap_err();
     match err {

@@ -38,8 +38,9 @@ fn run(node: &mut MemoryNode<impl ServoOutput>, k0: usize, n: usize) -> Vec<Join
     node.drain_joint_states()
 }
 
+/// The tip where the joint state puts it (the chain's joints come first).
 fn tip(chain: &Chain, js: &JointState) -> Vector3<f64> {
-    chain.fk(&js.position).translation.vector
+    chain.fk(&js.position[..chain.dof()]).translation.vector
 }
 
 /// Every consecutive pair of joint states keeps the velocity, acceleration
@@ -90,9 +91,18 @@ fn a_reachable_target_is_reached_and_joint_states_show_it() {
     let states = run(&mut n, 0, 250); // 5 s
     assert_eq!(states.len(), 250, "one joint state per tick");
     let last = states.last().unwrap();
+    // The chain, the gripper, then its mirror jaw (which mimics it).
     assert_eq!(
         &*last.name,
-        ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
+        [
+            "base_yaw",
+            "shoulder",
+            "elbow",
+            "wrist_pitch",
+            "wrist_roll",
+            "gripper",
+            "gripper_mirror"
+        ]
     );
     let err = (tip(&chain, last) - Vector3::from(goal)).norm();
     assert!(err < 1e-3, "tip {err} m from the target");
@@ -300,7 +310,8 @@ fn a_far_target_in_joint_space_moves_smoothly() {
     n.push_target(TargetMsg::position(goal));
     let states = run(&mut n, 0, 300);
     assert_limits_kept(&n, &states);
-    let limits = n.core().motion().limits().to_vec();
+    // The arm's joints (the gripper after them is not moved by targets).
+    let limits = n.core().motion().limits()[..chain.dof()].to_vec();
     // The first tick can only move as far as the acceleration allows.
     for (i, l) in limits.iter().enumerate() {
         let dq = (states[0].position[i] - chain.mid_configuration()[i]).abs();
@@ -345,7 +356,11 @@ fn virtual_servos_are_the_default_and_start_from_their_feedback() {
     .unwrap();
     let mut n = MemoryNode::new(core);
     let js = run(&mut n, 0, 1).pop().unwrap();
-    assert_eq!(js.position, start, "started away from the servos' pose");
+    assert_eq!(
+        js.position[..5],
+        start,
+        "started away from the servos' pose"
+    );
 }
 
 /// Servos that measure their position (bus servos), reached through a
@@ -390,15 +405,15 @@ fn measured_servos_are_waited_for_and_their_positions_published() {
     n.push_target(TargetMsg::position([target.x, target.y, target.z]));
     // Not connected yet: the arm's pose is unknown, so nothing moves.
     for js in run(&mut n, 0, 10) {
-        assert_eq!(js.position, start);
+        assert_eq!(js.position[..5], start);
     }
-    assert!(commands.lock().unwrap().iter().all(|c| *c == start));
+    assert!(commands.lock().unwrap().iter().all(|c| c[..5] == start));
     // Connected: the node starts from where the servos are, and the joint
     // states are their measured positions.
     let at = vec![0.2, -0.1, 0.3, 0.0, 0.1];
     *present.lock().unwrap() = Some(at.clone());
     let first = run(&mut n, 10, 1).pop().unwrap();
-    assert_eq!(first.position, at);
+    assert_eq!(first.position[..5], at);
     let sent = commands.lock().unwrap().last().unwrap().clone();
     let step = sent
         .iter()
@@ -412,6 +427,6 @@ fn measured_servos_are_waited_for_and_their_positions_published() {
     // Motion toward the target continues from there.
     run(&mut n, 11, 400);
     let last = commands.lock().unwrap().last().unwrap().clone();
-    let reached = chain.fk(&last).translation.vector;
+    let reached = chain.fk(&last[..5]).translation.vector;
     assert!((reached - target).norm() < 1e-3);
 }

@@ -19,7 +19,8 @@ mod common;
 
 use arm_ik::ik::{
     AnalyticOptions, CcdOptions, Common, FabrikOptions, IkError, JacobianOptions, JointMode,
-    Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance, approach_pitch,
+    QUATERNION_LENGTH_TOLERANCE, Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance,
+    approach_pitch,
 };
 use arm_ik::model::Chain;
 use common::{pose_of, position_of, project_urdf};
@@ -337,7 +338,8 @@ fn mode(chain: &Chain, i: usize, kind: u8, a: f64, b: f64) -> JointMode {
 #[derive(Debug, Clone)]
 struct Wild {
     position: [f64; 3],
-    /// `x, y, z, w`, scaled so near-zero quaternions come up too.
+    /// `x, y, z, w`: unit length, just inside or outside the accepted
+    /// length, near zero or huge.
     quaternion: Option<[f64; 4]>,
     weights: (f64, f64),
     seed: Vec<f64>,
@@ -348,9 +350,19 @@ fn wild_input() -> impl Strategy<Value = Wild> {
     let quaternion = prop::option::of(
         (
             prop::array::uniform4(-1.0..1.0f64),
-            prop_oneof![Just(1.0), Just(1e-7), Just(1e-5), Just(1e200), Just(0.0)],
+            prop_oneof![
+                Just(1.0),
+                Just(1.0 + 0.9 * QUATERNION_LENGTH_TOLERANCE),
+                Just(1.0 + 2.0 * QUATERNION_LENGTH_TOLERANCE),
+                Just(1e-7),
+                Just(1e200),
+                Just(0.0)
+            ],
         )
-            .prop_map(|(v, s)| v.map(|x| x * s)),
+            .prop_map(|(v, s)| {
+                let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                v.map(|x| if n > 1e-3 { x / n * s } else { x * s })
+            }),
     );
     (
         prop::array::uniform3(wild()),
@@ -444,10 +456,12 @@ proptest! {
                 let target = match wild_target(w) {
                     Ok(t) => t,
                     Err(IkError::InvalidTarget { field, .. }) => {
-                        // Only two things are invalid here: a quaternion too
-                        // short to normalise, or no weight on anything asked.
-                        let q = w.quaternion.unwrap_or([1.0; 4]);
-                        let short = q.iter().map(|v| v * v).sum::<f64>().sqrt() < 1e-6;
+                        // Only two things are invalid here: a quaternion
+                        // whose length is not within the tolerance of 1, or
+                        // no weight on anything asked.
+                        let q = w.quaternion.unwrap_or([0.5; 4]);
+                        let length = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+                        let short = (length - 1.0).abs().is_nan() || (length - 1.0).abs() > QUATERNION_LENGTH_TOLERANCE;
                         let nothing = w.weights.0 == 0.0
                             && (w.quaternion.is_none() || w.weights.1 == 0.0);
                         prop_assert!(
@@ -581,28 +595,30 @@ proptest! {
     }
 
     #[test]
-    fn ros_quaternions_are_normalised_or_a_typed_error(
+    fn ros_quaternions_are_normalised_near_unit_length_else_a_typed_error(
         v in prop::array::uniform4(-1.0..1.0f64),
-        mantissa in 1.0..10.0f64,
-        exponent in -200i32..=300,
+        length in prop_oneof![
+            0.998..1.002f64,
+            (1.0..10.0f64, -200i32..=300).prop_map(|(m, e)| m * 10f64.powi(e)),
+        ],
     ) {
-        // ROS sends x, y, z, w as they come: any finite scale is a rotation
-        // as long as it is not (near) zero.
-        let scale = mantissa * 10f64.powi(exponent);
-        let xyzw = v.map(|x| x * scale);
+        // The one rule for every target that comes in: a quaternion within
+        // QUATERNION_LENGTH_TOLERANCE of unit length is normalised (ROS
+        // sends x, y, z, w rounded), any other length is refused.
         let dir = Quaternion::new(v[3], v[0], v[1], v[2]);
         prop_assume!(dir.norm() > 1e-3);
-        let length = scale * dir.norm();
+        let xyzw = v.map(|x| x / dir.norm() * length);
+        let off = (length - 1.0).abs() / QUATERNION_LENGTH_TOLERANCE;
         match Target::from_xyzw([0.1, 0.0, 0.2], Some(xyzw)) {
             Ok(t) => {
                 let q = t.orientation.unwrap();
                 prop_assert!((q.norm() - 1.0).abs() < 1e-12, "{:?} became {:?}", xyzw, q);
                 let want = UnitQuaternion::from_quaternion(dir);
                 prop_assert!(q.angle_to(&want) < 1e-9, "{:?} became {:?}", xyzw, q);
-                prop_assert!(length >= 1e-6 * (1.0 - 1e-12));
+                prop_assert!(off <= 1.0 + 1e-9, "accepted {:?} of length {}", xyzw, length);
             }
             Err(IkError::InvalidTarget { field: "orientation", .. }) => {
-                prop_assert!(length < 1e-6 * (1.0 + 1e-12), "rejected {:?} of length {}", xyzw, length);
+                prop_assert!(off >= 1.0 - 1e-9, "rejected {:?} of length {}", xyzw, length);
             }
             Err(e) => return Err(TestCaseError::fail(format!("{e:?} for {xyzw:?}"))),
         }

@@ -20,6 +20,7 @@
 //! recorder to it.
 
 use super::messages::{Header, StampedTarget, TargetType};
+use crate::ik::quaternion_from_xyzw;
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -88,7 +89,8 @@ pub struct Waypoint {
     pub time: f64,
     /// Metres, in `frame_id`.
     pub position: [f64; 3],
-    /// `x, y, z, w`; normalised when read.
+    /// `x, y, z, w`; normalised when read (its length must be within
+    /// [`QUATERNION_LENGTH_TOLERANCE`](crate::ik::QUATERNION_LENGTH_TOLERANCE) of 1).
     #[serde(default)]
     pub orientation: Option<[f64; 4]>,
 }
@@ -134,11 +136,10 @@ impl Scenario {
                 ));
             }
             if let Some(q) = &mut w.orientation {
-                let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-                if !(n.is_finite() && n > 1e-9) {
-                    return Err(format!("waypoint {i}: orientation {q:?} is not a rotation"));
-                }
-                q.iter_mut().for_each(|x| *x /= n);
+                // The node's rule for a target's quaternion, so a scenario
+                // never writes a bag that the node would refuse.
+                let unit = quaternion_from_xyzw(*q).map_err(|e| format!("waypoint {i}: {e}"))?;
+                *q = [unit.i, unit.j, unit.k, unit.w];
             }
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! `arm_ik check`: what arm_ik makes of a URDF chain.
 
+use super::robot::LinkArgs;
 use arm_ik::ik::{Common, Solver, SolverConfig, SolverKind};
-use arm_ik::model::Chain;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,19 +10,15 @@ use std::process::ExitCode;
 pub struct Args {
     /// The URDF file.
     urdf: PathBuf,
-    /// Base link (default: the root link).
-    #[arg(long)]
-    base: Option<String>,
-    /// Tip link (default: the only leaf below the base).
-    #[arg(long)]
-    tip: Option<String>,
+    #[command(flatten)]
+    links: LinkArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
+    let chain = a.links.chain(&a.urdf)?;
     // Whether a solver applies is whatever binding it to the chain says.
     let solvers: Vec<(SolverKind, Result<String, String>)> = SolverKind::ALL
         .into_iter()

@@ -39,7 +39,13 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
-    let mut cal = Calibration::load(&a.config, &chain)?;
+    let mut cal = Calibration::load(&a.config, &chain).map_err(|e| match &a.robot.urdf {
+        Some(_) => anyhow::Error::new(e),
+        None => anyhow::anyhow!(
+            "{e} (checked against the built-in desktop arm, urdf/arm.urdf; \
+             --urdf picks the robot the servo file is for)"
+        ),
+    })?;
     for w in &cal.warnings {
         eprintln!("drive: warning: {w}");
     }
@@ -185,6 +191,8 @@ fn stream(
                    "present": fin.present, "output": fin.output, "details": details,
                    "last_error": fin.last_error})
         );
+    } else if fin.frames_sent == 0 {
+        println!("drive: no frame sent to {port} in {:.1} s", a.hold);
     } else {
         println!(
             "drive: {} frames to {port} in {:.1} s",
@@ -195,10 +203,19 @@ fn stream(
     if !ok {
         bail!(
             "the servos were not reachable at the end: {}",
-            last.describe()
+            at_exit(&last)
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The link's last state as said when the program exits: a disconnected
+/// link is not "retrying" any more.
+fn at_exit(last: &LinkStatus) -> String {
+    match &last.state {
+        LinkState::Disconnected { error, .. } => format!("{}: disconnected ({error})", last.port),
+        _ => last.describe(),
+    }
 }
 
 /// The protocol's details of the link status as one JSON object, key by

@@ -1,5 +1,6 @@
 //! Command-line interface: one file per subcommand.
 
+mod bag_args;
 mod bench;
 mod check;
 mod drive;
@@ -12,10 +13,10 @@ mod ports;
 mod progress;
 mod replay;
 mod robot;
+mod run;
 mod settings_args;
 #[cfg(test)]
 mod settings_paths;
-mod sim;
 mod solve;
 
 use clap::{Parser, Subcommand};
@@ -38,8 +39,13 @@ enum Command {
     /// Run the IK benchmark protocol on a target file.
     Bench(bench::Args),
     /// Run the node on virtual servos in simulated time: a built-in
-    /// figure-eight or targets from stdin; no ROS, no hardware.
-    Sim(sim::Args),
+    /// figure-eight placed for the robot, commands from stdin or a target
+    /// bag; no ROS, no hardware.
+    Sim(run::LoopArgs),
+    /// Run the node without ROS on real servos (--config, --port) or
+    /// virtual ones: commands as JSON lines on stdin, a target bag at its
+    /// recorded timing, or the figure-eight.
+    Run(Box<run::Args>),
     /// Time the node from a new target to the servo command and joint
     /// state (p50/p99/max) on virtual servos.
     Latency(latency::Args),
@@ -87,12 +93,32 @@ pub fn usage_error(e: &clap::Error) -> ExitCode {
     }
 }
 
+/// An error and its causes on one line, as `{:#}` joins them, but without
+/// a cause whose text the line already holds: library errors that quote
+/// their source (`path: No such file or directory`) would otherwise say it
+/// twice.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
-        Command::Sim(a) => sim::run(a),
+        Command::Sim(a) => run::sim(a),
+        Command::Run(a) => run::run(*a),
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
@@ -100,5 +126,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ports(a) => ports::run(a),
         Command::Params(a) => params::run(a),
         Command::ImportLerobot(a) => import_lerobot::run(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[test]
+    fn a_cause_already_quoted_is_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("a.bag: No such file");
+        assert_eq!(error_text(&e), "a.bag: No such file");
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("reading a.bag");
+        assert_eq!(error_text(&e), "reading a.bag: No such file");
     }
 }

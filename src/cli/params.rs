@@ -65,9 +65,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "\nset: live parameters are solver and motion settings, which need no new robot \
-         model or servo link to change; start parameters are fixed when the node starts. \
-         ik_node reads all of them at start."
+        "\nset: live parameters (solver, motion and gripper settings, which need no new \
+         robot model or servo link) change while ik_node runs (ros2 param set), checked as \
+         at start and taken at the next tick; start parameters are fixed when the node \
+         starts, and setting one is refused."
     );
     Ok(ExitCode::SUCCESS)
 }

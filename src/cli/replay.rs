@@ -1,6 +1,7 @@
 //! `arm_ik replay`: a rosbag2 bag's targets through the node core on the
 //! bag's clock, with pass/fail checks for CI (exit 0 only when all pass).
 
+use super::bag_args::TopicArgs;
 use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
@@ -11,7 +12,7 @@ use arm_ik::bag::{
 };
 use arm_ik::node::{JointState, NodeCore, NodeParams};
 use arm_ik::replay::plot::PlotRecorder;
-use arm_ik::replay::topics::{TargetTopics, list};
+use arm_ik::replay::topics::list;
 use arm_ik::replay::{Replay, ReplayOptions, Report, Thresholds, TickSink, junit::junit_xml};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,20 +30,12 @@ pub struct Args {
     config: Option<PathBuf>,
     #[command(flatten)]
     robot: RobotArgs,
-    /// Topic of the PoseStamped targets, as ik_node's target_pose remapped.
-    #[arg(long, value_name = "TOPIC", default_value = "/target_pose")]
-    pose_topic: String,
-    /// Topic of the PointStamped (position-only) targets, as ik_node's
-    /// target_point remapped.
-    #[arg(long, value_name = "TOPIC", default_value = "/target_point")]
-    point_topic: String,
+    #[command(flatten)]
+    topics: TopicArgs,
     #[command(flatten)]
     solver: SolverArgs,
     #[command(flatten)]
     node: NodeArgs,
-    /// Ignore the orientation of PoseStamped targets.
-    #[arg(long)]
-    position_only: bool,
     /// Unreachable targets allowed for a pass.
     #[arg(long, default_value_t = 0)]
     max_unreachable: u64,
@@ -137,8 +130,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.max_position_error
         );
     }
-    let topics = TargetTopics::new(&a.pose_topic, &a.point_topic)
-        .map_err(|e| anyhow::anyhow!("--pose-topic, --point-topic: {e}"))?;
+    let topics = a.topics.topics()?;
     let mut bag = BagReader::open(&a.bag)?;
     // Outputs are checked before the replay, so a long run does not end
     // in a refusal; they never touch the bag being read.
@@ -153,7 +145,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let opts = ReplayOptions {
         topics,
-        position_only: a.position_only,
+        position_only: a.topics.position_only,
         settle_s: a.settle,
         max_listed: 1000,
         thresholds: Thresholds {

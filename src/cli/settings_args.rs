@@ -1,4 +1,4 @@
-//! The solver and motion flags shared by `solve`, `bench`, `sim`,
+//! The solver, motion and gripper flags shared by `solve`, `bench`, `sim`,
 //! `latency` and `replay`: thin clap structs over the library's
 //! [`SolverSettings`] and [`MotionSettings`], whose defaults they show and
 //! whose checks they use, so the CLI and the ROS node accept and refuse
@@ -7,9 +7,12 @@
 
 use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
-use arm_ik::node::settings::{BEND_KEYWORDS, parse_bend, parse_clamps, parse_locks, parse_weights};
+use arm_ik::node::settings::{
+    AUTO_GRIPPER, BEND_KEYWORDS, GripperJoint, parse_bend, parse_clamps, parse_locks, parse_weights,
+};
 use arm_ik::node::{
-    MotionSettings, NodeCore, NodeError, NodeSettings, SettingError, SolverSettings,
+    GripperSettings, MotionSettings, NodeCore, NodeError, NodeSettings, SettingError,
+    SolverSettings,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
@@ -145,6 +148,22 @@ pub struct NodeArgs {
     /// as stale (s).
     #[arg(long, default_value_t = MotionSettings::default().max_target_age)]
     pub max_target_age: f64,
+    /// The gripper joint: auto (the only actuated joint off the chain, if
+    /// exactly one), a joint name, or "" for none.
+    #[arg(long, default_value = AUTO_GRIPPER)]
+    pub gripper_joint: String,
+    /// Gripper position of open_gripper; default: the end of its range
+    /// farther from zero.
+    #[arg(long, allow_hyphen_values = true)]
+    pub gripper_open: Option<f64>,
+    /// Gripper position of close_gripper; default: the end of its range
+    /// nearer zero.
+    #[arg(long, allow_hyphen_values = true)]
+    pub gripper_closed: Option<f64>,
+    /// Servo load (fraction of its maximum) above which a gripper short of
+    /// its command stalls and holds where it is.
+    #[arg(long, default_value_t = GripperSettings::default().stall_load)]
+    pub gripper_stall_load: f64,
 }
 
 impl NodeArgs {
@@ -161,11 +180,24 @@ impl NodeArgs {
         Ok(settings)
     }
 
+    /// The gripper settings these flags give, checked.
+    pub fn gripper(&self) -> Result<GripperSettings, SettingError> {
+        let settings = GripperSettings {
+            joint: GripperJoint::parse(&self.gripper_joint),
+            open: self.gripper_open,
+            closed: self.gripper_closed,
+            stall_load: self.gripper_stall_load,
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+
     /// The node settings of these flags and `solver`'s; errors name the flag.
     pub fn node_settings(&self, solver: &SolverArgs) -> anyhow::Result<NodeSettings> {
         Ok(NodeSettings {
             solver: solver.settings().map_err(flag_error)?,
             motion: self.settings().map_err(flag_error)?,
+            gripper: self.gripper().map_err(flag_error)?,
         })
     }
 

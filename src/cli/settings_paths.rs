@@ -31,6 +31,7 @@ fn from_flags(argv: &[&str]) -> Result<NodeSettings, SettingError> {
     checked(NodeSettings {
         solver: flags.solver.settings()?,
         motion: flags.node.settings()?,
+        gripper: flags.node.gripper()?,
     })
 }
 

@@ -1,9 +1,9 @@
 //! `arm_ik solve`: one target, one answer.
 
 use super::parse;
+use super::robot::LinkArgs;
 use super::settings_args::SolverArgs;
 use arm_ik::ik::{Solver, Target};
-use arm_ik::model::Chain;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,10 +13,8 @@ pub struct Args {
     /// The URDF file.
     #[arg(long)]
     urdf: PathBuf,
-    #[arg(long)]
-    base: Option<String>,
-    #[arg(long)]
-    tip: Option<String>,
+    #[command(flatten)]
+    links: LinkArgs,
     #[command(flatten)]
     solver: SolverArgs,
     /// Target position x,y,z in the base frame (m).
@@ -34,7 +32,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let chain = Chain::from_urdf_file(&a.urdf, a.base.as_deref(), a.tip.as_deref())?;
+    let chain = a.links.chain(&a.urdf)?;
     let position =
         parse::numbers::<3>(&a.position).map_err(|e| anyhow::anyhow!("--position: {e}"))?;
     let orientation = a

@@ -31,7 +31,7 @@ pub use jacobian::{Closest, JacobianOptions, JacobianSolver};
 pub use metric::{Tolerance, joint_distance, orientation_distance, rotation_error};
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};
-pub use target::Target;
+pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use bounds::Bounds;

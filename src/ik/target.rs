@@ -37,8 +37,7 @@ impl Target {
     }
 
     /// A pose from a position and an `x, y, z, w` quaternion as ROS sends it;
-    /// the quaternion is normalised, and rejected when it is not finite or
-    /// has (near) zero length.
+    /// the quaternion is checked and normalised by [`quaternion_from_xyzw`].
     pub fn from_xyzw(p: [f64; 3], xyzw: Option<[f64; 4]>) -> Result<Target, IkError> {
         let position = Vector3::from(p);
         check_finite("position", position.as_slice())?;
@@ -105,19 +104,31 @@ impl Target {
 /// How far from 1 the length of a target's quaternion may be.
 const UNIT_TOLERANCE: f64 = 1e-6;
 
-/// A unit quaternion from ROS's `x, y, z, w` order.
+/// How far from 1 the length of a quaternion given as a target may be: one
+/// rule for every way a target comes in (topics, `sim` lines, `solve
+/// --orientation`, bags, scenarios). Within it, rounding in the sender (a
+/// quaternion typed with 3 or 4 decimals, or sent as `float32`) is
+/// normalised away; outside it the numbers are not a rotation that was
+/// meant, and guessing one would move the arm somewhere nobody asked for.
+pub const QUATERNION_LENGTH_TOLERANCE: f64 = 1e-3;
+
+/// A unit quaternion from ROS's `x, y, z, w` order: normalised when its
+/// length is within [`QUATERNION_LENGTH_TOLERANCE`] of 1, refused outside,
+/// naming the length.
 pub fn quaternion_from_xyzw(v: [f64; 4]) -> Result<UnitQuaternion<f64>, IkError> {
     check_finite("orientation", &v)?;
     // Scaled by the largest component first: the squares of components
-    // beyond ~1e154 overflow, and `from_quaternion` would then divide by an
-    // infinite norm and return a zero quaternion.
+    // beyond ~1e154 overflow.
     let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let q = Quaternion::new(v[3], v[0], v[1], v[2]) / if big > 0.0 { big } else { 1.0 };
     let n = q.norm() * big;
-    if n < 1e-6 {
+    if (n - 1.0).abs() > QUATERNION_LENGTH_TOLERANCE {
         return Err(IkError::InvalidTarget {
             field: "orientation",
-            why: format!("quaternion {v:?} has length {n:.3e}, not 1"),
+            why: format!(
+                "quaternion {v:?} has length {n:.6e}; a rotation has length 1 \
+                 (within {QUATERNION_LENGTH_TOLERANCE:e}, which is normalised away)"
+            ),
         });
     }
     Ok(UnitQuaternion::from_quaternion(q))
@@ -154,7 +165,22 @@ mod tests {
                 ..
             })
         ));
-        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 2.0])).unwrap();
+    }
+
+    /// One rule: within 1e-3 of unit length a quaternion is normalised,
+    /// outside it refused with its length, however small or large.
+    #[test]
+    fn quaternions_near_unit_length_are_normalised_and_others_refused() {
+        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 1.0009])).unwrap();
         assert!((t.orientation.unwrap().w - 1.0).abs() < 1e-15);
+        let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.707, 0.707])).unwrap();
+        assert!((t.orientation.unwrap().coords.norm() - 1.0).abs() < 1e-15);
+        for w in [1e-9, 1e-6, 0.5, 0.998, 1.002, 2.0, 1e10] {
+            let e = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, w]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("has length") && e.contains("1e-3"), "{w}: {e}");
+            assert!(e.contains(&format!("{w:.6e}")), "{w}: {e}");
+        }
     }
 }

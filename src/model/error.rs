@@ -49,7 +49,7 @@ pub enum ModelError {
         hint: String,
     },
 
-    #[error("{source_name}: base link '{base}' has several leaf links below it ({}); choose one with the tip link parameter", .leaves.join(", "))]
+    #[error("{source_name}: base link '{base}' has several leaf links below it ({}); choose one as the tip link", .leaves.join(", "))]
     AmbiguousTip {
         source_name: String,
         base: String,

@@ -101,7 +101,7 @@ pub(super) fn extra_joints(
 
 /// The joint kinds a node can publish; planar and floating joints are
 /// not driven by joint states.
-fn kind_of(t: &urdf_rs::JointType) -> Option<JointKind> {
+pub(super) fn kind_of(t: &urdf_rs::JointType) -> Option<JointKind> {
     match t {
         urdf_rs::JointType::Revolute => Some(JointKind::Revolute),
         urdf_rs::JointType::Continuous => Some(JointKind::Continuous),

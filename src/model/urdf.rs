@@ -210,9 +210,57 @@ impl RobotTree {
         }
     }
 
+    /// The default tip below `base`: the only leaf, or else the one leaf
+    /// that every other leaf hangs below through all of its moving joints and
+    /// at least one more (the tool frame beside a gripper's jaws or fingers:
+    /// they are reached only through joints off the arm). An error lists the
+    /// leaves when no leaf is that one.
+    pub fn default_tip(&self, base: &str) -> Result<String, ModelError> {
+        let leaves = self.leaves_below(base);
+        if let [only] = leaves.as_slice() {
+            return Ok(only.clone());
+        }
+        let moving: Vec<Vec<usize>> = leaves
+            .iter()
+            .map(|l| self.moving_joints_between(base, l))
+            .collect();
+        let tool = (0..leaves.len()).find(|&t| {
+            !moving[t].is_empty()
+                && (0..leaves.len()).all(|l| {
+                    l == t
+                        || (moving[l].len() > moving[t].len() && moving[l].starts_with(&moving[t]))
+                })
+        });
+        match tool {
+            Some(t) => Ok(leaves[t].clone()),
+            None => Err(ModelError::AmbiguousTip {
+                source_name: self.source.clone(),
+                base: base.to_owned(),
+                leaves,
+            }),
+        }
+    }
+
+    /// The moving joints from `base` down to `link` (which is below it), in
+    /// order from the base.
+    fn moving_joints_between(&self, base: &str, link: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut l = link;
+        while l != base {
+            let Some(&ji) = self.parent_joint.get(l) else {
+                break;
+            };
+            if super::extra::kind_of(&self.joints[ji].joint_type).is_some() {
+                out.push(ji);
+            }
+            l = &self.joints[ji].parent.link;
+        }
+        out.reverse();
+        out
+    }
+
     /// Cuts the chain between the selected links. The base defaults to the
-    /// root link; the tip defaults to the only leaf below the base (an error
-    /// lists the leaves when there are several).
+    /// root link; the tip to [`RobotTree::default_tip`].
     pub fn chain(&self, sel: &ChainSelection) -> Result<Chain, ModelError> {
         let (base, tip) = self.ends(sel)?;
         let path = self.path(&base, &tip)?;
@@ -257,17 +305,7 @@ impl RobotTree {
         };
         let tip = match &sel.tip {
             Some(t) => self.resolve(t, "tip")?,
-            None => {
-                let leaves = self.leaves_below(&base);
-                if leaves.len() != 1 {
-                    return Err(ModelError::AmbiguousTip {
-                        source_name: self.source.clone(),
-                        base,
-                        leaves,
-                    });
-                }
-                leaves[0].clone()
-            }
+            None => self.default_tip(&base)?,
         };
         Ok((base, tip))
     }

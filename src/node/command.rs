@@ -4,7 +4,7 @@
 //! through [`NodeCore::command`](super::NodeCore::command), so each front-end
 //! only converts its messages and the decisions stay in the core.
 
-use super::msg::TargetMsg;
+use super::msg::{JointCommandMsg, TargetMsg};
 use super::status::RejectReason;
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +17,23 @@ use serde::{Deserialize, Serialize};
 pub enum Command {
     /// A tip target: a pose, or a position when it has no orientation.
     Target(TargetMsg),
+    /// A move in joint space to these positions (any subset of the joints
+    /// the node moves). Naming a joint of the arm replaces the target being
+    /// followed, as a new target replaces a joint command.
+    JointCommand(JointCommandMsg),
+    /// The gripper joint's position (URDF units), clamped to its limits.
+    Gripper { position: f64 },
+    /// The gripper to its open position (`gripper_open`).
+    OpenGripper,
+    /// The gripper to its closed position (`gripper_closed`).
+    CloseGripper,
+    /// Every servo limp; commands that move the arm are refused until
+    /// [`Command::Enable`].
+    Relax,
+    /// The servos hold again, from where they are, with no jump.
+    Enable,
+    /// A move in joint space to a named pose of the poses file.
+    Pose { name: String },
 }
 
 /// A command the core did not take, and exactly why.
@@ -40,5 +57,40 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("targte"), "{e}");
+    }
+
+    #[test]
+    fn every_command_has_a_json_line() {
+        let lines = [
+            (
+                r#"{"type":"joint_command","name":["elbow"],"position":[0.5]}"#,
+                Command::JointCommand(JointCommandMsg {
+                    name: vec!["elbow".into()],
+                    position: vec![0.5],
+                }),
+            ),
+            (
+                r#"{"type":"gripper","position":0.3}"#,
+                Command::Gripper { position: 0.3 },
+            ),
+            (r#"{"type":"open_gripper"}"#, Command::OpenGripper),
+            (r#"{"type":"close_gripper"}"#, Command::CloseGripper),
+            (r#"{"type":"relax"}"#, Command::Relax),
+            (r#"{"type":"enable"}"#, Command::Enable),
+            (
+                r#"{"type":"pose","name":"home"}"#,
+                Command::Pose {
+                    name: "home".into(),
+                },
+            ),
+        ];
+        for (line, want) in lines {
+            assert_eq!(
+                serde_json::from_str::<Command>(line).unwrap(),
+                want,
+                "{line}"
+            );
+            assert_eq!(serde_json::to_string(&want).unwrap(), line);
+        }
     }
 }

@@ -2,18 +2,33 @@
 //! most, limited motion toward the answer, joint state and servo command
 //! out. The ROS adapter, `arm_ik sim` and the tests all drive this same
 //! code, on whatever clock they pass to [`NodeCore::tick`].
+//!
+//! The commands that operate the arm without a target (joint moves, the
+//! gripper, relax and enable, named poses) are in `operate`; new settings
+//! while it runs (live tuning) in `retune`.
+
+mod operate;
+mod retune;
 
 use super::command::{Command, Refused};
+use super::gripper::{self, GripperStatus};
+use super::joints::JointLayout;
 use super::motion::MotionLimiter;
-use super::msg::{JointState, TargetMsg};
-use super::settings::{NodeConfig, NodeSettings, SettingError};
+use super::msg::{JointState, TargetMsg, clip, stale_why};
+use super::poses::Poses;
+use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
+use retune::Retune;
+pub use retune::check_settings;
 use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
+
+/// Longest input value a refusal quotes (bytes).
+const MAX_ECHO: usize = 120;
 
 /// A node that cannot start, and why.
 #[derive(Debug, Error)]
@@ -46,9 +61,17 @@ struct Pending {
 /// by default.
 pub struct NodeCore<S: ServoOutput = VirtualServo> {
     solver: Solver,
+    /// What the solver was built from, to rebuild it only when it changes.
+    solver_config: (SolverConfig, Common),
     config: NodeConfig,
-    names: Arc<[String]>,
+    layout: JointLayout,
     continuous: Vec<bool>,
+    gripper: Option<Gripper>,
+    poses: Poses,
+    /// Limp servos: see [`Command::Relax`].
+    relaxed: bool,
+    /// Settings to take at the next tick.
+    retune: Option<Box<Retune>>,
     motion: MotionLimiter,
     servo: S,
     pending: Option<Pending>,
@@ -60,6 +83,11 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     last_tick: Option<f64>,
     first_tick: f64,
     goal: Vec<f64>,
+    /// Joint goals commanded before the start pose was known.
+    early_goals: Vec<(usize, f64)>,
+    /// The gripper is held where an object stopped it.
+    stalled: bool,
+    gripper_load: Option<f64>,
     status: NodeStatus,
 }
 
@@ -71,15 +99,18 @@ impl NodeCore<VirtualServo> {
         common: Common,
         config: NodeConfig,
     ) -> Result<NodeCore<VirtualServo>, NodeError> {
-        let start = config
-            .initial
-            .clone()
-            .unwrap_or_else(|| chain.mid_configuration());
+        let start = JointLayout::new(chain).start(
+            config
+                .initial
+                .as_deref()
+                .unwrap_or(&chain.mid_configuration()),
+        );
         NodeCore::new(chain, solver, common, config, VirtualServo::new(start))
     }
 
-    /// The node core `settings` describe, on virtual servos, as `arm_ik
-    /// sim` and `replay` run it.
+    /// The node core `settings` describe, on virtual servos (one per joint
+    /// the node moves, gripper included), as `arm_ik sim` and `replay` run
+    /// it.
     pub fn from_settings(
         chain: &Chain,
         settings: &NodeSettings,
@@ -93,7 +124,9 @@ impl NodeCore<VirtualServo> {
 impl<S: ServoOutput> NodeCore<S> {
     /// Binds the solver to `chain` and checks the settings. The arm starts at
     /// the servos' feedback when they give one (so a real arm does not
-    /// snap to a default pose), else at `config.initial` or mid-range.
+    /// snap to a default pose), else at `config.initial` or mid-range; the
+    /// joints off the chain (a gripper) at their rest position unless
+    /// `config.initial` gives them.
     pub fn new(
         chain: &Chain,
         solver: SolverConfig,
@@ -102,24 +135,36 @@ impl<S: ServoOutput> NodeCore<S> {
         servo: S,
     ) -> Result<NodeCore<S>, NodeError> {
         let limits = config.axis_limits(chain)?;
+        let gripper = config.gripper.resolve(chain)?;
+        let solver_config = (solver.clone(), common.clone());
         let solver = Solver::new(chain, solver, common)?;
-        let start = config
-            .initial
-            .clone()
-            .unwrap_or_else(|| chain.mid_configuration());
-        let motion = MotionLimiter::new(1.0 / config.rate_hz, limits, &start, config.synchronise);
+        let layout = JointLayout::new(chain);
+        let start = layout.start(
+            config
+                .initial
+                .as_deref()
+                .unwrap_or(&chain.mid_configuration()),
+        );
+        let motion = MotionLimiter::new(1.0 / config.rate_hz, limits, &start, config.synchronise)
+            .synchronise_first(chain.dof());
         let mut status = NodeStatus::new(solver.kind());
         status.link = servo.link().to_string();
         Ok(NodeCore {
-            names: chain.joints.iter().map(|j| j.name.clone()).collect(),
             continuous: chain
                 .joints
                 .iter()
                 .map(|j| j.kind == JointKind::Continuous)
                 .collect(),
+            layout,
+            gripper,
+            poses: Poses::default(),
+            relaxed: false,
+            retune: None,
             goal: start,
+            early_goals: Vec::new(),
             motion,
             solver,
+            solver_config,
             config,
             servo,
             pending: None,
@@ -128,6 +173,8 @@ impl<S: ServoOutput> NodeCore<S> {
             started: false,
             last_tick: None,
             first_tick: 0.0,
+            stalled: false,
+            gripper_load: None,
             status,
         })
     }
@@ -136,15 +183,31 @@ impl<S: ServoOutput> NodeCore<S> {
     /// front-end's input comes through here. A refused command is counted
     /// in the status (with the last refusal's reason) and changes nothing.
     pub fn command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
-        match cmd {
-            Command::Target(msg) => match self.on_target(msg, now) {
-                None => Ok(()),
-                Some(reason) => Err(Refused {
-                    reason,
-                    why: self.last_rejection_why(),
-                }),
-            },
-        }
+        let taken = match cmd {
+            Command::Target(msg) => {
+                return match self.on_target(msg, now) {
+                    None => Ok(()),
+                    Some(reason) => Err(Refused {
+                        reason,
+                        why: self.last_rejection_why(),
+                    }),
+                };
+            }
+            Command::JointCommand(msg) => self.joint_command(msg),
+            Command::Gripper { position } => self.gripper_to(|_| *position),
+            Command::OpenGripper => self.gripper_to(|g| g.open),
+            Command::CloseGripper => self.gripper_to(|g| g.closed),
+            Command::Relax => {
+                self.relax();
+                Ok(())
+            }
+            Command::Enable => {
+                self.enable();
+                Ok(())
+            }
+            Command::Pose { name } => self.go_to(name),
+        };
+        self.count(taken)
     }
 
     /// What exactly was wrong with the last refused input.
@@ -179,25 +242,21 @@ impl<S: ServoOutput> NodeCore<S> {
     }
 
     fn check(&self, msg: &TargetMsg, now: f64) -> Result<Target, (RejectReason, String)> {
+        self.moving_allowed()?;
         let base = &self.solver.chain().base;
         if !msg.frame_id.is_empty() && msg.frame_id != *base {
+            let frame = clip(&msg.frame_id, MAX_ECHO);
             return Err((
                 RejectReason::WrongFrame,
-                format!("frame '{}' is not the base link '{base}'", msg.frame_id),
+                format!("frame '{frame}' is not the base link '{base}'"),
             ));
         }
         if !msg.stamp.is_finite() {
             return Err((RejectReason::NotFinite, format!("stamp {}", msg.stamp)));
         }
-        let age = now - msg.stamp;
-        if msg.stamp != 0.0 && age.abs() > self.config.max_target_age {
-            return Err((
-                RejectReason::Stale,
-                format!(
-                    "stamp {:.3} s is {:.3} s from the node clock {:.3} s (limit {} s)",
-                    msg.stamp, age, now, self.config.max_target_age
-                ),
-            ));
+        if msg.stamp != 0.0 && (now - msg.stamp).abs() > self.config.max_target_age {
+            let why = stale_why(msg.stamp, now, self.config.max_target_age);
+            return Err((RejectReason::Stale, why));
         }
         Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
             IkError::NonFiniteTarget { .. } => (RejectReason::NotFinite, e.to_string()),
@@ -216,26 +275,37 @@ impl<S: ServoOutput> NodeCore<S> {
     /// than making it jump.
     pub fn tick(&mut self, now: f64) -> Tick {
         let wall = Instant::now();
+        if let Some(r) = self.retune.take() {
+            self.apply(*r);
+        }
         if !self.started {
             match self.valid_feedback() {
                 Some(fb) => {
                     self.motion.reset(&fb);
-                    self.started = true;
+                    self.goal.copy_from_slice(self.motion.position());
+                    self.begin();
                 }
                 // Hardware that will report where it is, but has not yet
                 // (still connecting): hold the start pose until it does.
                 None if self.servo.measured() => {}
-                None => self.started = true,
+                None => self.begin(),
             }
         }
         // Until the start pose is known, the latest target waits and the
-        // arm is not moved.
+        // arm is not moved. Relaxed, nothing is solved or moved; an arm
+        // moved by hand is followed where the servos measure it.
         let mut solve = None;
-        if self.started {
+        if self.relaxed {
+            if let Some(fb) = self.valid_feedback().filter(|_| self.servo.measured()) {
+                self.motion.reset(&fb);
+                self.goal.copy_from_slice(self.motion.position());
+            }
+        } else if self.started {
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p));
             }
             self.motion.step();
+            self.check_stall();
         }
         let q = self.motion.position();
         self.servo.command(q, now);
@@ -248,13 +318,14 @@ impl<S: ServoOutput> NodeCore<S> {
                 .fold(0.0, f64::max)
         });
         if let Some(t) = &self.active {
-            let tip = self.solver.chain().fk(q);
+            let tip = self.solver.chain().fk(&q[..self.layout.dof()]);
             st.tracking_error = (tip.translation.vector - t.position).norm();
             st.tracking.record(st.tracking_error);
         }
         st.link.clear();
         st.link.push_str(self.servo.link());
         st.link_ok = self.servo.link_ok();
+        st.relaxed = self.relaxed;
         st.ticks += 1;
         match self.last_tick {
             None => self.first_tick = now,
@@ -264,32 +335,73 @@ impl<S: ServoOutput> NodeCore<S> {
             Some(_) => {}
         }
         self.last_tick = Some(now);
-        st.tick_time.record(wall.elapsed().as_secs_f64());
-        let position = match self.valid_feedback() {
+        let axes = match self.valid_feedback() {
             Some(fb) if self.servo.measured() => fb,
             _ => self.motion.position().to_vec(),
         };
+        let (position, velocity) = self.layout.publish(&axes, self.motion.velocity());
+        self.status.gripper = self.gripper_status(&position);
+        self.status.tick_time.record(wall.elapsed().as_secs_f64());
         Tick {
             joint_state: JointState {
                 stamp: now,
-                name: self.names.clone(),
+                name: self.layout.names().clone(),
                 position,
-                velocity: self.motion.velocity().to_vec(),
+                velocity,
             },
             solve,
         }
     }
 
-    /// The servos' feedback when it has one finite value per joint.
+    /// The servos' feedback for every axis, when it has one finite value
+    /// per chain joint: axes it does not cover (an extra joint without a
+    /// servo that reports) are taken from the motion.
     fn valid_feedback(&self) -> Option<Vec<f64>> {
-        self.servo
+        let dof = self.layout.dof();
+        let mut fb = self
+            .servo
             .feedback()
-            .filter(|fb| fb.len() == self.goal.len() && fb.iter().all(|x| x.is_finite()))
+            .filter(|fb| fb.len() >= dof && fb.iter().all(|x| x.is_finite()))?;
+        fb.truncate(self.goal.len());
+        let n = fb.len();
+        fb.extend_from_slice(&self.motion.position()[n..]);
+        Some(fb)
+    }
+
+    /// A blocked gripper holds where it is measured (see [`gripper`]).
+    fn check_stall(&mut self) {
+        let Some(g) = self.gripper else { return };
+        let Some(effort) = self.servo.effort().and_then(|e| e.get(g.axis).copied()) else {
+            return;
+        };
+        let measured = self
+            .valid_feedback()
+            .map_or(self.motion.position()[g.axis], |fb| fb[g.axis]);
+        if gripper::stalled(&g, self.goal[g.axis], measured, &effort) {
+            self.motion.hold(g.axis, measured);
+            self.goal[g.axis] = self.motion.position()[g.axis];
+            self.stalled = true;
+        }
+        self.gripper_load = effort.load;
+    }
+
+    /// The gripper's status from the published `position`.
+    fn gripper_status(&self, position: &[f64]) -> Option<GripperStatus> {
+        let g = self.gripper?;
+        Some(GripperStatus {
+            joint: self.layout.names()[g.axis].clone(),
+            position: position[g.axis],
+            command: self.goal[g.axis],
+            load: self.gripper_load,
+            stalled: self.stalled,
+        })
     }
 
     fn solve(&mut self, p: Pending) -> SolveOutcome {
         let t0 = Instant::now();
-        let result = self.solver.solve(&p.target, self.motion.position());
+        let result = self
+            .solver
+            .solve(&p.target, &self.motion.position()[..self.layout.dof()]);
         let st = &mut self.status;
         st.solve_time.record(t0.elapsed().as_secs_f64());
         let sol = match result {
@@ -327,9 +439,10 @@ impl<S: ServoOutput> NodeCore<S> {
         if !status.is_converged() {
             st.targets.best_effort += 1;
         }
-        // Continuous joints take the short way round.
+        // Continuous joints take the short way round; the joints off the
+        // chain (a gripper) keep their goal.
         let q = self.motion.position();
-        for (i, g) in self.goal.iter_mut().enumerate() {
+        for (i, g) in self.goal.iter_mut().enumerate().take(sol.q.len()) {
             *g = if self.continuous[i] {
                 q[i] + wrap_angle(sol.q[i] - q[i])
             } else {
@@ -360,7 +473,9 @@ impl<S: ServoOutput> NodeCore<S> {
     /// The commanded tip pose in the base frame (forward kinematics of the
     /// current commanded joints).
     pub fn tip_pose(&self) -> Transform {
-        self.solver.chain().fk(self.motion.position())
+        self.solver
+            .chain()
+            .fk(&self.motion.position()[..self.layout.dof()])
     }
 
     pub fn status(&self) -> &NodeStatus {
@@ -375,9 +490,39 @@ impl<S: ServoOutput> NodeCore<S> {
         self.solver.chain()
     }
 
-    /// The motion limiter (current joints, velocities, goal, limits).
+    /// The motion limiter (current joints, velocities, goal, limits), one
+    /// axis per joint the node moves: the chain's, then the actuated joints
+    /// off it (a gripper).
     pub fn motion(&self) -> &MotionLimiter {
         &self.motion
+    }
+
+    /// Which joints the node moves and publishes.
+    pub fn layout(&self) -> &JointLayout {
+        &self.layout
+    }
+
+    /// The gripper, when the robot has one.
+    pub fn gripper(&self) -> Option<&Gripper> {
+        self.gripper.as_ref()
+    }
+
+    /// The named poses (see [`NodeCore::with_poses`]).
+    pub fn poses(&self) -> &Poses {
+        &self.poses
+    }
+
+    /// The same core with named poses to go to ([`Command::Pose`]), checked
+    /// against the robot by [`PoseFile::check`](super::poses::PoseFile::check).
+    pub fn with_poses(mut self, poses: Poses) -> NodeCore<S> {
+        self.poses = poses;
+        self
+    }
+
+    /// The servo output, for the caller to close (e.g. a link that relaxes
+    /// or holds the servos on exit).
+    pub fn into_servo(self) -> S {
+        self.servo
     }
 
     pub fn servo(&self) -> &S {
@@ -388,8 +533,9 @@ impl<S: ServoOutput> NodeCore<S> {
         &mut self.servo
     }
 
-    /// Joint names in chain order.
+    /// Every joint name the joint state carries: the chain's in order, the
+    /// actuated joints off it, then the mimic joints (see [`JointLayout`]).
     pub fn joint_names(&self) -> &Arc<[String]> {
-        &self.names
+        self.layout.names()
     }
 }

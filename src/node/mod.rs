@@ -18,26 +18,37 @@
 
 pub mod command;
 pub mod core;
+pub mod gripper;
+pub mod joints;
 pub mod latency;
 pub mod memory;
 pub mod motion;
 pub mod msg;
 pub mod params;
 pub mod path;
+pub mod poses;
 pub mod report;
 pub mod settings;
 pub mod status;
 
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
+pub use gripper::GripperStatus;
+pub use joints::JointLayout;
 pub use latency::{LatencyProbe, LatencyReport, LatencySample, TimedServo};
 pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
-pub use msg::{JointState, TargetMsg};
+pub use msg::{JointCommandMsg, JointState, TargetMsg};
 pub use params::{
-    NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue, UrdfSource,
+    LiveError, LiveParams, NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue,
+    UrdfSource,
 };
-pub use path::figure_eight;
+pub use path::{FigureEight, figure_eight};
+pub use poses::{PoseError, PoseFile, Poses};
 pub use report::{Health, HealthMonitor, Level};
-pub use settings::{MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings};
-pub use status::{NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary};
+pub use settings::{
+    GripperSettings, MotionSettings, NodeConfig, NodeSettings, SettingError, SolverSettings,
+};
+pub use status::{
+    CommandCounters, NodeStatus, RejectReason, SolveOutcome, TargetCounters, TimeStats, TimeSummary,
+};

@@ -19,7 +19,9 @@
 //! for a move from rest), which is how an arm looks deliberate rather than
 //! jerky. The pace is re-estimated every tick from rest-to-rest times, so
 //! joints already moving arrive together only approximately (within about a
-//! tenth of the move).
+//! tenth of the move). Joints after the arm's (a gripper) can be left out of
+//! the synchronisation ([`MotionLimiter::synchronise_first`]): a gripper
+//! closing must neither wait for the arm nor slow it down.
 
 /// Limits of one joint for the motion limiter.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,7 +43,8 @@ pub struct MotionLimiter {
     q: Vec<f64>,
     v: Vec<f64>,
     goal: Vec<f64>,
-    synchronise: bool,
+    /// The leading joints that arrive together (0: none).
+    synchronised: usize,
 }
 
 impl MotionLimiter {
@@ -59,10 +62,40 @@ impl MotionLimiter {
             v: vec![0.0; q0.len()],
             goal: vec![0.0; q0.len()],
             limits,
-            synchronise,
+            synchronised: if synchronise { q0.len() } else { 0 },
         };
         m.reset(q0);
         m
+    }
+
+    /// Synchronises only the first `n` joints (those of the arm), when
+    /// synchronisation is on; the others move on their own.
+    pub fn synchronise_first(mut self, n: usize) -> MotionLimiter {
+        self.synchronised = self.synchronised.min(n);
+        self
+    }
+
+    /// New speed and acceleration limits (live tuning): the joints keep
+    /// their positions and velocities, so nothing jumps; a joint faster
+    /// than its new speed limit slows down at its acceleration limit.
+    /// Position limits are the robot's and stay as they are.
+    pub fn set_limits(&mut self, limits: &[AxisLimits]) {
+        assert_eq!(limits.len(), self.limits.len(), "one limit per joint");
+        for (l, new) in self.limits.iter_mut().zip(limits) {
+            l.velocity = new.velocity;
+            l.acceleration = new.acceleration;
+        }
+    }
+
+    /// Stops joint `i` where it is now said to be, `q` (clamped), e.g. a
+    /// blocked gripper at its measured position: at rest, its goal there.
+    pub fn hold(&mut self, i: usize, q: f64) {
+        let l = self.limits[i];
+        if q.is_finite() {
+            self.q[i] = q.clamp(l.lower, l.upper);
+        }
+        self.v[i] = 0.0;
+        self.goal[i] = self.q[i];
     }
 
     /// Puts the joints at rest at `q` (clamped; NaN becomes the nearest
@@ -92,10 +125,8 @@ impl MotionLimiter {
         let dt = self.dt;
         // Time-synchronisation: the slowest joint sets the pace.
         let mut lead = 0.0_f64;
-        if self.synchronise {
-            for i in 0..self.q.len() {
-                lead = lead.max(self.move_time(i));
-            }
+        for i in 0..self.synchronised {
+            lead = lead.max(self.move_time(i));
         }
         for i in 0..self.q.len() {
             let l = self.limits[i];
@@ -107,7 +138,7 @@ impl MotionLimiter {
             let u = sgn * v; // speed toward the goal (negative: moving away)
 
             // Scaled limits so this joint arrives with the slowest one.
-            let s = if lead > 0.0 {
+            let s = if lead > 0.0 && i < self.synchronised {
                 (self.move_time(i) / lead).clamp(0.0, 1.0)
             } else {
                 1.0
@@ -138,8 +169,8 @@ impl MotionLimiter {
             // Hard bounds: position limits (stop in time), speed, and
             // acceleration last so it always holds.
             new_v = new_v
-                .min(brake_speed(l.upper - q, a, dt))
-                .max(-brake_speed(q - l.lower, a, dt))
+                .min(limit_speed(l.upper - q, a, dt))
+                .max(-limit_speed(q - l.lower, a, dt))
                 .clamp(-vmax, vmax)
                 .min(v + a * dt)
                 .max(v - a * dt);
@@ -208,6 +239,19 @@ pub fn brake_speed(d: f64, a: f64, dt: f64) -> f64 {
     let b = 1.5 * dt;
     // Root of u^2/(2a) + b u - d = 0 in the cancellation-free form.
     2.0 * d / (b + (b * b + 2.0 * d / a).sqrt())
+}
+
+/// The fastest speed toward a position limit `d` away: one that can stop
+/// in time ([`brake_speed`]), or one that lands exactly on it this tick and
+/// stops the next within the acceleration `a` (so a goal at a limit is
+/// reached, not crept up on).
+fn limit_speed(d: f64, a: f64, dt: f64) -> f64 {
+    let land = d / dt;
+    if land <= a * dt {
+        brake_speed(d, a, dt).max(land)
+    } else {
+        brake_speed(d, a, dt)
+    }
 }
 
 #[cfg(test)]
@@ -293,6 +337,66 @@ mod tests {
             }
         }
         panic!("never settled");
+    }
+
+    #[test]
+    fn joints_left_out_of_the_synchronisation_keep_their_own_pace() {
+        let mut m = MotionLimiter::new(0.02, arm(3), &[0.0; 3], true).synchronise_first(2);
+        m.set_goal(&[1.4, 0.2, 0.2]);
+        let ticks = |m: &mut MotionLimiter, i: usize, at: f64| {
+            (0..200).find(|_| {
+                m.step();
+                m.position()[i] == at
+            })
+        };
+        // The third joint is not slowed to the first's pace: it arrives in
+        // the time 0.2 rad takes at full limits (0.32 s).
+        let third = ticks(&mut m.clone(), 2, 0.2).unwrap();
+        let second = ticks(&mut m, 1, 0.2).unwrap();
+        assert!(third <= 17 && second > 40, "{third} {second}");
+    }
+
+    #[test]
+    fn new_limits_keep_the_motion_and_hold_stops_one_joint() {
+        let mut m = MotionLimiter::new(0.02, arm(2), &[0.0; 2], false);
+        m.set_goal(&[1.5, 1.5]);
+        for _ in 0..30 {
+            m.step();
+        }
+        let (q, v) = (m.position().to_vec(), m.velocity().to_vec());
+        let mut slow = arm(2);
+        slow[0].velocity = 0.5;
+        m.set_limits(&slow);
+        assert_eq!((m.position(), m.velocity()), (&q[..], &v[..]));
+        // Slowing to the new limit keeps the acceleration limit.
+        for _ in 0..1000 {
+            let v0 = m.velocity()[0];
+            m.step();
+            assert!((m.velocity()[0] - v0).abs() <= 8.0 * 0.02 * (1.0 + 1e-9));
+        }
+        assert!(m.velocity()[0].abs() <= 0.5);
+        assert_eq!(m.position(), [1.5, 1.5]);
+        m.set_goal(&[-1.0, -1.0]);
+        m.step();
+        m.hold(1, 9.0);
+        assert_eq!(
+            (m.position()[1], m.velocity()[1], m.goal()[1]),
+            (1.5, 0.0, 1.5)
+        );
+    }
+
+    #[test]
+    fn a_goal_at_a_limit_is_reached_as_fast_as_one_inside() {
+        let ticks = |goal: f64| {
+            let mut m = MotionLimiter::new(0.02, arm(1), &[0.0], false);
+            m.set_goal(&[goal]);
+            (1..200).find(|_| {
+                m.step();
+                m.position()[0] == goal
+            })
+        };
+        let (inside, at_limit) = (ticks(1.5 - 1e-9).unwrap(), ticks(1.5).unwrap());
+        assert!(at_limit <= inside + 1, "{at_limit} ticks vs {inside}");
     }
 
     #[test]

@@ -10,16 +10,19 @@
 //! string; r2r has no arrays), so "unset" is an empty string or 0 and a
 //! list is one comma-separated string. What the values mean is decided by
 //! [`NodeParams::settings`], through the same
-//! [`NodeSettings`](crate::node::NodeSettings) as the CLI.
+//! [`NodeSettings`](crate::node::NodeSettings) as the CLI; which may change
+//! while the node runs, and with which checks, by [`LiveParams`].
 
 mod convert;
 mod file;
+mod live;
 pub mod table;
 
 pub use file::ParamFileError;
+pub use live::{LiveError, LiveParams};
 pub use table::{ParamError, ParamInfo, ParamSpec, ParamType, ParamValue};
 
-use super::settings::{BEND_KEYWORDS, MotionSettings, SolverSettings, bend_name};
+use super::settings::{BEND_KEYWORDS, GripperSettings, MotionSettings, SolverSettings, bend_name};
 use crate::ik::SolverKind;
 use crate::servo::registry;
 use std::path::PathBuf;
@@ -31,6 +34,10 @@ fn solver() -> SolverSettings {
 
 fn motion() -> MotionSettings {
     MotionSettings::default()
+}
+
+fn gripper() -> GripperSettings {
+    GripperSettings::default()
 }
 
 fn solver_names() -> Vec<&'static str> {
@@ -64,7 +71,7 @@ declare_params! {
         robot_description: String = String::new(), live: false;
         /// First link of the chain; empty: the URDF's root link.
         base_link: String = String::new(), live: false;
-        /// Last link of the chain; empty: the only leaf link of the URDF.
+        /// Last link of the chain; empty: the only leaf below the base, or the one leaf the others (a gripper's jaws) hang below.
         tip_link: String = String::new(), live: false;
         /// IK solver (see the README's Solvers section).
         solver: String = solver().solver.name().to_owned(), live: true, allowed: solver_names;
@@ -112,6 +119,16 @@ declare_params! {
         port: String = "/dev/ttyUSB0".into(), live: false;
         /// Servo protocol on the port; must match servo_config's kind (hardware output only).
         protocol: String = "pwm_bridge".into(), live: false, allowed: protocol_names;
+        /// The gripper joint: auto (the only actuated joint off the chain, if exactly one), a joint name, or empty for none.
+        gripper_joint: String = gripper().joint.name().to_owned(), live: false;
+        /// Gripper position of open_gripper (URDF units); empty: the end of its range farther from zero.
+        gripper_open: String = String::new(), live: true;
+        /// Gripper position of close_gripper (URDF units); empty: the end of its range nearer zero.
+        gripper_closed: String = String::new(), live: true;
+        /// Servo load (fraction of its maximum) above which a gripper short of its command stalls: it holds where it is.
+        gripper_stall_load: f64 = gripper().stall_load, live: true;
+        /// Named joint poses (YAML: home, rest, ...) for the home and go_to services; empty: none.
+        poses_file: String = String::new(), live: false;
     }
 }
 
@@ -153,6 +170,11 @@ impl NodeParams {
 
     pub fn tip(&self) -> Option<&str> {
         non_empty(&self.tip_link)
+    }
+
+    /// The poses file, when one is given.
+    pub fn poses(&self) -> Option<&str> {
+        non_empty(&self.poses_file)
     }
 }
 

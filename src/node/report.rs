@@ -82,6 +82,23 @@ impl HealthMonitor {
                 &mut why,
             );
         }
+        if let Some(g) = status.gripper.as_ref().filter(|g| g.stalled) {
+            raise(
+                Level::Warn,
+                format!(
+                    "gripper '{}' stalled at {:.3}: holding where it stopped until a new gripper command",
+                    g.joint, g.position
+                ),
+                &mut why,
+            );
+        }
+        if status.relaxed {
+            raise(
+                Level::Ok,
+                "relaxed: the servos are limp until enable".to_string(),
+                &mut why,
+            );
+        }
         let rejected = status
             .targets
             .rejected
@@ -213,6 +230,35 @@ mod tests {
             "{}",
             h.message
         );
+    }
+
+    #[test]
+    fn a_stalled_gripper_warns_and_relaxed_servos_are_said() {
+        let mut s = status();
+        s.gripper = Some(crate::node::GripperStatus {
+            joint: "gripper".into(),
+            position: 0.5,
+            command: 0.5,
+            load: Some(-0.9),
+            stalled: true,
+        });
+        let h = HealthMonitor::new().check(&s, 50.0);
+        assert_eq!(h.level, Level::Warn);
+        assert!(
+            h.message.contains("gripper 'gripper' stalled at 0.500"),
+            "{}",
+            h.message
+        );
+        let kv = key_values(&s);
+        assert!(
+            kv.contains(&("gripper.stalled".into(), "true".into())),
+            "{kv:?}"
+        );
+        let mut s = status();
+        s.relaxed = true;
+        let h = HealthMonitor::new().check(&s, 50.0);
+        assert_eq!(h.level, Level::Ok);
+        assert_eq!(h.message, "relaxed: the servos are limp until enable");
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! loop rate and solve times. Everything here has a fixed size, so a node
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
+use super::gripper::GripperStatus;
 use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
 
-/// Why a target was refused before solving.
+/// Why a command (a target, a joint command, a gripper command, ...) was
+/// refused before anything moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RejectReason {
@@ -17,14 +19,26 @@ pub enum RejectReason {
     Stale,
     /// The frame is not the chain's base link.
     WrongFrame,
+    /// The servos are relaxed: nothing moves until they are enabled.
+    Relaxed,
+    /// A joint name the node does not move (unknown, or a mimic joint).
+    UnknownJoint,
+    /// A gripper command, and the robot has no gripper.
+    NoGripper,
+    /// A named pose that the poses file does not have.
+    UnknownPose,
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 4] = [
+    pub const ALL: [RejectReason; 8] = [
         RejectReason::NotFinite,
         RejectReason::Invalid,
         RejectReason::Stale,
         RejectReason::WrongFrame,
+        RejectReason::Relaxed,
+        RejectReason::UnknownJoint,
+        RejectReason::NoGripper,
+        RejectReason::UnknownPose,
     ];
 
     pub fn name(self) -> &'static str {
@@ -33,6 +47,10 @@ impl RejectReason {
             RejectReason::Invalid => "invalid",
             RejectReason::Stale => "stale",
             RejectReason::WrongFrame => "wrong_frame",
+            RejectReason::Relaxed => "relaxed",
+            RejectReason::UnknownJoint => "unknown_joint",
+            RejectReason::NoGripper => "no_gripper",
+            RejectReason::UnknownPose => "unknown_pose",
         }
     }
 }
@@ -44,11 +62,22 @@ pub struct Rejections {
     pub invalid: u64,
     pub stale: u64,
     pub wrong_frame: u64,
+    pub relaxed: u64,
+    pub unknown_joint: u64,
+    pub no_gripper: u64,
+    pub unknown_pose: u64,
 }
 
 impl Rejections {
     pub fn total(&self) -> u64 {
-        self.not_finite + self.invalid + self.stale + self.wrong_frame
+        self.not_finite
+            + self.invalid
+            + self.stale
+            + self.wrong_frame
+            + self.relaxed
+            + self.unknown_joint
+            + self.no_gripper
+            + self.unknown_pose
     }
 
     pub fn count(&mut self, r: RejectReason) {
@@ -57,6 +86,10 @@ impl Rejections {
             RejectReason::Invalid => self.invalid += 1,
             RejectReason::Stale => self.stale += 1,
             RejectReason::WrongFrame => self.wrong_frame += 1,
+            RejectReason::Relaxed => self.relaxed += 1,
+            RejectReason::UnknownJoint => self.unknown_joint += 1,
+            RejectReason::NoGripper => self.no_gripper += 1,
+            RejectReason::UnknownPose => self.unknown_pose += 1,
         }
     }
 }
@@ -81,6 +114,15 @@ pub struct TargetCounters {
     pub best_effort: u64,
     /// Solved but too far from the target: the arm holds.
     pub unreachable: u64,
+}
+
+/// The inputs other than targets (joint commands, gripper commands, relax
+/// and enable, named poses): `received = accepted + refused.total()`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CommandCounters {
+    pub received: u64,
+    pub accepted: u64,
+    pub refused: Rejections,
 }
 
 /// A duration distribution in fixed memory: a log-spaced histogram (20
@@ -299,6 +341,13 @@ pub struct NodeStatus {
     /// False while the servo hardware is not connected or not answering.
     pub link_ok: bool,
     pub targets: TargetCounters,
+    /// The other commands.
+    pub commands: CommandCounters,
+    /// True between relax and enable: the servos are limp and commands
+    /// that move the arm are refused.
+    pub relaxed: bool,
+    /// The gripper, when the robot has one.
+    pub gripper: Option<GripperStatus>,
     /// The last rejection and what exactly was wrong.
     pub last_rejection: Option<(RejectReason, String)>,
     /// Errors of the last solve (m, rad).
@@ -334,6 +383,9 @@ impl NodeStatus {
             link: String::new(),
             link_ok: true,
             targets: TargetCounters::default(),
+            commands: CommandCounters::default(),
+            relaxed: false,
+            gripper: None,
             last_rejection: None,
             last_position_error: 0.0,
             last_orientation_error: 0.0,

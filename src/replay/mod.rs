@@ -19,9 +19,9 @@ pub mod topics;
 
 pub use outcome::{CheckName, FailureKind, LimitKind};
 
-use crate::bag::{BagMessage, StampedTarget, TargetType};
+use crate::bag::{BagMessage, TargetType};
 use crate::node::status::Rejections;
-use crate::node::{JointState, NodeCore, SolveOutcome, TargetMsg};
+use crate::node::{JointState, NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;
 use serde::Serialize;
 use topics::TargetTopics;
@@ -297,37 +297,16 @@ impl<S: ServoOutput> Replay<S> {
         self.run_until(t, sink);
         self.now = t;
 
-        if TargetType::from_name(&msg.type_name) != Some(expected) {
-            self.report.wrong_type += 1;
-            let detail = self
-                .opts
-                .topics
-                .wrong_type(&msg.topic, &msg.type_name, expected);
-            self.fail(index, log, FailureKind::WrongType, detail);
-            return;
-        }
-        let target = match StampedTarget::decode(expected, &msg.data) {
-            Ok(t) => t,
-            Err(e) => {
-                self.report.malformed += 1;
-                self.fail(index, log, FailureKind::Malformed, e.to_string());
+        let tm = match (self.opts.topics).decode(msg, expected, t0, self.opts.position_only) {
+            Ok(tm) => tm,
+            Err((kind, detail)) => {
+                match kind {
+                    FailureKind::WrongType => self.report.wrong_type += 1,
+                    _ => self.report.malformed += 1,
+                }
+                self.fail(index, log, kind, detail);
                 return;
             }
-        };
-        let stamp = if target.header.stamp_ns == 0 {
-            0.0
-        } else {
-            (target.header.stamp_ns - t0 as i64) as f64 / 1e9
-        };
-        let tm = TargetMsg {
-            stamp,
-            frame_id: target.header.frame_id,
-            position: target.position,
-            orientation: if self.opts.position_only {
-                None
-            } else {
-                target.orientation
-            },
         };
         match self.core.on_target(&tm, t) {
             Some(reason) => {
@@ -459,7 +438,8 @@ impl<S: ServoOutput> Replay<S> {
     fn check_tick(&mut self, t: f64, js: &JointState) {
         let tick = self.report.ticks - 1;
         let dt = self.dt;
-        for i in 0..js.position.len() {
+        // The joints the node moves; the mimic joints after them follow.
+        for i in 0..self.prev_q.len().min(js.position.len()) {
             let l = self.core.motion().limits()[i];
             let q = js.position[i];
             if !q.is_finite() || !js.velocity[i].is_finite() {

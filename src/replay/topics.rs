@@ -4,7 +4,9 @@
 //! type only, so a bag with points on the pose topic would deliver nothing
 //! to the live node; replay counts such messages as `wrong_type`.
 
-use crate::bag::{TargetType, TopicInfo};
+use super::outcome::FailureKind;
+use crate::bag::{BagMessage, StampedTarget, TargetType, TopicInfo};
+use crate::node::TargetMsg;
 
 /// The two target topics, remappable as the node's are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +73,37 @@ impl TargetTopics {
             ));
         }
         s
+    }
+
+    /// A message on the target topic of type `expected` as the node takes
+    /// it: the target, its header stamp on a clock that reads 0 at bag
+    /// time `t0_ns` (so a bag's stamps age as it replays, whenever it was
+    /// recorded; a zero stamp stays "now"), or why it is not one.
+    /// `position_only` drops a pose's orientation.
+    pub fn decode(
+        &self,
+        msg: &BagMessage,
+        expected: TargetType,
+        t0_ns: u64,
+        position_only: bool,
+    ) -> Result<TargetMsg, (FailureKind, String)> {
+        if TargetType::from_name(&msg.type_name) != Some(expected) {
+            let why = self.wrong_type(&msg.topic, &msg.type_name, expected);
+            return Err((FailureKind::WrongType, why));
+        }
+        let target = StampedTarget::decode(expected, &msg.data)
+            .map_err(|e| (FailureKind::Malformed, e.to_string()))?;
+        let stamp = if target.header.stamp_ns == 0 {
+            0.0
+        } else {
+            (target.header.stamp_ns - t0_ns as i64) as f64 / 1e9
+        };
+        Ok(TargetMsg {
+            stamp,
+            frame_id: target.header.frame_id,
+            position: target.position,
+            orientation: target.orientation.filter(|_| !position_only),
+        })
     }
 
     /// An error when a bag that lists its topics has neither target topic,

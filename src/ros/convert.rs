@@ -12,13 +12,13 @@
 
 use crate::ik::Target;
 use crate::model::Transform;
-use crate::node::{Health, JointState, Level, TargetMsg};
+use crate::node::{Command, Health, JointCommandMsg, JointState, Level, Refused, TargetMsg};
 use nalgebra::UnitQuaternion;
 use r2r::builtin_interfaces::msg::{Duration as RosDuration, Time};
 use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
 use r2r::geometry_msgs::msg::{Point, PointStamped, Pose, PoseStamped, Quaternion, Vector3};
 use r2r::sensor_msgs::msg::JointState as RosJointState;
-use r2r::std_msgs::msg::{ColorRGBA, Header};
+use r2r::std_msgs::msg::{ColorRGBA, Float64, Header};
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
 /// `diagnostic_msgs/DiagnosticStatus` levels (message constants, fixed by
@@ -239,6 +239,46 @@ pub fn markers(
     }
 }
 
+/// `~/gripper`: the gripper joint's position in its URDF units.
+pub fn gripper_command(m: &Float64) -> Command {
+    Command::Gripper { position: m.data }
+}
+
+/// `~/joint_command`: positions by joint name. Velocities and efforts are
+/// not commands here (the node's limiter sets the speed) and are ignored;
+/// a name without a position is the core's to refuse, naming it.
+pub fn joint_command(m: &RosJointState) -> Command {
+    Command::JointCommand(JointCommandMsg {
+        name: m.name.clone(),
+        position: m.position.clone(),
+    })
+}
+
+/// The fields of a `std_srvs/srv/Trigger` response, for a service whose
+/// request became a command: whether the core took it, and what it did or
+/// why it refused (`relaxed: ...`). Plain data, so it is tested where
+/// std_srvs is not built; the service builds the message from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriggerReply {
+    pub success: bool,
+    pub message: String,
+}
+
+/// The reply to a Trigger service that asked for `done` (e.g. "moving to
+/// pose 'home'").
+pub fn trigger_reply(taken: &Result<(), Refused>, done: &str) -> TriggerReply {
+    match taken {
+        Ok(()) => TriggerReply {
+            success: true,
+            message: done.to_owned(),
+        },
+        Err(r) => TriggerReply {
+            success: false,
+            message: format!("refused, {r}"),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,5 +481,45 @@ mod tests {
         let m = markers(&blank_marker(), "base_link", time(2.0), None, false, &tip);
         assert_eq!(m.markers[0].action, marker::DELETE);
         assert_eq!(m.markers[1].action, marker::ADD);
+    }
+
+    #[test]
+    fn float64_becomes_a_gripper_command() {
+        let m = Float64 { data: 0.4 };
+        assert_eq!(gripper_command(&m), Command::Gripper { position: 0.4 });
+    }
+
+    #[test]
+    fn a_joint_state_becomes_a_joint_command_by_name() {
+        let m = RosJointState {
+            header: header(1, 0, ""),
+            name: vec!["elbow".into(), "gripper".into()],
+            position: vec![0.5, 0.3],
+            velocity: vec![9.0, 9.0],
+            effort: Vec::new(),
+        };
+        assert_eq!(
+            joint_command(&m),
+            Command::JointCommand(JointCommandMsg {
+                name: vec!["elbow".into(), "gripper".into()],
+                position: vec![0.5, 0.3],
+            })
+        );
+    }
+
+    #[test]
+    fn trigger_replies_say_what_was_done_or_why_not() {
+        let ok = trigger_reply(&Ok(()), "relaxed");
+        assert_eq!((ok.success, ok.message.as_str()), (true, "relaxed"));
+        let refused = Refused {
+            reason: crate::node::RejectReason::Relaxed,
+            why: "the servos are relaxed: enable them first".into(),
+        };
+        let no = trigger_reply(&Err(refused), "moving to pose 'home'");
+        assert!(!no.success);
+        assert_eq!(
+            no.message,
+            "refused, relaxed: the servos are relaxed: enable them first"
+        );
     }
 }

@@ -9,7 +9,8 @@ pub mod params;
 
 #[cfg(test)]
 mod tests {
-    use crate::node::NodeParams;
+    use crate::model::Chain;
+    use crate::node::{LiveParams, NodeParams};
     use r2r::{Parameter, ParameterValue, RosParams};
 
     /// What `make_derived_parameter_handler` does at start, minus rcl:
@@ -84,5 +85,47 @@ mod tests {
         assert_eq!(p.lock, "");
         let e = p.get_parameter("nope").unwrap_err().to_string();
         assert!(e.contains("nope"), "{e}");
+    }
+
+    /// `ros2 param set` while the node runs: a live parameter takes a good
+    /// value, a bad one or a fixed parameter is refused with the reason
+    /// (r2r sends it back) and the old value stays.
+    #[test]
+    fn a_running_node_refuses_fixed_parameters_and_bad_values_with_the_reason() {
+        let mut map = r2r::indexmap::IndexMap::new();
+        map.insert(
+            "rate_hz".to_string(),
+            Parameter::new(ParameterValue::Double(100.0)),
+        );
+        let mut p = LiveParams::new(NodeParams::default());
+        p.register_parameters("", None, &mut map).unwrap();
+        p.read();
+        let urdf = include_str!("../../urdf/arm.urdf");
+        p.run_on(Chain::from_urdf_str(urdf, None, None).unwrap());
+        p.set_parameter("budget_ms", &ParameterValue::Double(2.5))
+            .unwrap();
+        assert_eq!(p.params().budget_ms, 2.5);
+        let e = p
+            .set_parameter("rate_hz", &ParameterValue::Double(50.0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rate_hz") && e.contains("restart"), "{e}");
+        let e = p
+            .set_parameter("gripper_open", &ParameterValue::String("3".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gripper_open") && e.contains("1.2"), "{e}");
+        assert!(
+            p.check_parameter("budget_ms", &ParameterValue::Double(-1.0))
+                .is_err()
+        );
+        assert_eq!(
+            (p.params().rate_hz, p.params().gripper_open.as_str()),
+            (100.0, "")
+        );
+        assert_eq!(
+            p.get_parameter("budget_ms").unwrap(),
+            ParameterValue::Double(2.5)
+        );
     }
 }

@@ -3,9 +3,13 @@
 //! and set go through [`NodeParams::get`] / [`NodeParams::set`], so a
 //! value of the wrong type is refused with the parameter named (at start,
 //! and for `ros2 param set`, which r2r refuses when `set_parameter` fails).
+//!
+//! `ik_node` serves [`LiveParams`]: once it runs, a set is refused with the
+//! reason unless the parameter is live and its value passes the checks
+//! made at start; an accepted set reaches the node core at its next tick.
 
 use crate::node::params::ParamError;
-use crate::node::{NodeParams, ParamValue};
+use crate::node::{LiveError, LiveParams, NodeParams, ParamValue};
 use r2r::indexmap::IndexMap;
 use r2r::{Parameter, ParameterValue, RosParams};
 
@@ -86,6 +90,46 @@ impl RosParams for NodeParams {
     fn set_parameter(&mut self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
         let value = from_ros(param_name, param_val).map_err(ros_error)?;
         self.set(param_name, value).map_err(ros_error)
+    }
+
+    fn check_parameter(&self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
+        self.clone().set_parameter(param_name, param_val)
+    }
+}
+
+/// r2r's error for a refused live change; `ros2 param set` prints it.
+fn live_error(e: LiveError) -> r2r::Error {
+    match e {
+        LiveError::Param(e) => ros_error(e),
+        other => r2r::Error::ParameterValueConv {
+            name: other.name().to_owned(),
+            msg: other.to_string(),
+        },
+    }
+}
+
+impl RosParams for LiveParams {
+    /// Declares the parameters as [`NodeParams`] does; only at start, so
+    /// every value given is taken as is (checked when the node reads them).
+    fn register_parameters(
+        &mut self,
+        prefix: &str,
+        param: Option<Parameter>,
+        params: &mut IndexMap<String, Parameter>,
+    ) -> r2r::Result<()> {
+        let mut p = self.params().clone();
+        p.register_parameters(prefix, param, params)?;
+        *self = LiveParams::new(p);
+        Ok(())
+    }
+
+    fn get_parameter(&mut self, param_name: &str) -> r2r::Result<ParameterValue> {
+        self.params().get(param_name).map(to_ros).map_err(ros_error)
+    }
+
+    fn set_parameter(&mut self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
+        let value = from_ros(param_name, param_val).map_err(ros_error)?;
+        self.set(param_name, value).map_err(live_error)
     }
 
     fn check_parameter(&self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {

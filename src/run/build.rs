@@ -2,10 +2,13 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
-use crate::node::{NodeCore, NodeError, NodeParams};
+use crate::node::{
+    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, Poses,
+};
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
 use std::fmt;
+use std::path::Path;
 use thiserror::Error;
 
 /// Why the parameters do not make a node.
@@ -18,6 +21,9 @@ pub enum RunError {
     Output { name: &'static str, why: String },
     #[error(transparent)]
     Node(#[from] NodeError),
+    /// `poses_file` is unreadable or does not fit the robot.
+    #[error(transparent)]
+    Poses(#[from] PoseError),
 }
 
 fn bad(name: &'static str, why: impl Into<String>) -> RunError {
@@ -134,45 +140,119 @@ pub fn output(p: &NodeParams, chain: &Chain, start: Vec<f64>) -> Result<BuiltOut
         });
     }
     let path = p.servo_config.trim();
-    let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
     let (protocol, _) = protocol(p)?;
-    if cal.protocol != protocol {
+    let (output, more) = serial(Path::new(path), p.port.trim(), chain, Some(protocol))?;
+    warnings.extend(more);
+    Ok(BuiltOutput { output, warnings })
+}
+
+/// Servos on `port` as the calibration file `path` describes them, checked
+/// against `chain` (and against `expected`, the protocol asked for, when
+/// one was), with the file's warnings.
+fn serial(
+    path: &Path,
+    port: &str,
+    chain: &Chain,
+    expected: Option<&'static Protocol>,
+) -> Result<(Output, Vec<Warning>), RunError> {
+    let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
+    if let Some(protocol) = expected
+        && cal.protocol != protocol
+    {
         return Err(bad(
             "protocol",
             format!(
-                "'{}' does not match servo_config '{path}', which describes {} servos",
-                p.protocol.trim(),
+                "'{}' does not match servo_config '{}', which describes {} servos",
+                protocol.name,
+                path.display(),
                 cal.protocol.name
             ),
         ));
     }
-    warnings.extend(cal.warnings.iter().cloned().map(Warning::Calibration));
-    let port = p.port.trim();
+    let warnings = cal
+        .warnings
+        .iter()
+        .cloned()
+        .map(Warning::Calibration)
+        .collect();
     let servo = SerialServo::open(port, cal)
         .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
-    Ok(BuiltOutput {
-        output: Output::Serial(Box::new(servo)),
-        warnings,
+    Ok((Output::Serial(Box::new(servo)), warnings))
+}
+
+/// The node core `settings` describe on the servos of the calibration file
+/// `servo_config` (its `kind` names the protocol) on `port`: what `arm_ik
+/// run --config FILE --port PORT` drives.
+pub fn build_on_port(
+    settings: &NodeSettings,
+    chain: &Chain,
+    servo_config: &Path,
+    port: &str,
+    poses_file: Option<&Path>,
+) -> Result<BuiltNode, RunError> {
+    let poses = load_poses(poses_file, chain)?;
+    assemble(settings, chain, poses, |_| {
+        serial(servo_config, port, chain, None)
     })
 }
 
-/// The node core the parameters describe, on its output.
-pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
-    let settings = p.settings().map_err(NodeError::from)?;
+/// The node core `settings` describe on virtual servos, as the servo
+/// output type every front-end drives (`arm_ik sim`, `run` without a
+/// port).
+pub fn build_virtual(
+    settings: &NodeSettings,
+    chain: &Chain,
+    poses_file: Option<&Path>,
+) -> Result<BuiltNode, RunError> {
+    let poses = load_poses(poses_file, chain)?;
+    assemble(settings, chain, poses, |start| {
+        Ok((Output::Virtual(VirtualServo::new(start)), Vec::new()))
+    })
+}
+
+/// The named poses of `file` (none without one), checked against `chain`
+/// before anything moves.
+fn load_poses(file: Option<&Path>, chain: &Chain) -> Result<Poses, RunError> {
+    Ok(match file {
+        Some(path) => PoseFile::load(path)?.check(chain)?,
+        None => Poses::default(),
+    })
+}
+
+/// The node core `settings` describe, on the output `make` builds from the
+/// start pose, with the named poses `poses`.
+fn assemble(
+    settings: &NodeSettings,
+    chain: &Chain,
+    poses: Poses,
+    make: impl FnOnce(Vec<f64>) -> Result<(Output, Vec<Warning>), RunError>,
+) -> Result<BuiltNode, RunError> {
     let (solver, common) = settings.solver_config(chain).map_err(NodeError::from)?;
     let mut config = settings.node_config(chain).map_err(NodeError::from)?;
-    let start = config
-        .initial
-        .clone()
-        .unwrap_or_else(|| chain.mid_configuration());
-    let BuiltOutput { output, warnings } = output(p, chain, start)?;
+    // Every joint the node moves, the gripper included.
+    let start = JointLayout::new(chain).start(
+        config
+            .initial
+            .as_deref()
+            .unwrap_or(&chain.mid_configuration()),
+    );
+    let (output, warnings) = make(start)?;
     // Hobby servos with a park pose: the node starts where the arm is, so
     // its joint states and its first moves begin there too.
     if config.initial.is_none() {
         config.initial = output.park_pose();
     }
-    let core = NodeCore::new(chain, solver, common, config, output)?;
+    let core = NodeCore::new(chain, solver, common, config, output)?.with_poses(poses);
     Ok(BuiltNode { core, warnings })
+}
+
+/// The node core the parameters describe, on its output.
+pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
+    let settings = p.settings().map_err(NodeError::from)?;
+    let poses = load_poses(p.poses().map(Path::new), chain)?;
+    assemble(&settings, chain, poses, |start| {
+        output(p, chain, start).map(|b| (b.output, b.warnings))
+    })
 }
 
 #[cfg(test)]
@@ -307,7 +387,7 @@ mod tests {
         let params = hardware("tests/data/servos_pwm_parked.yaml");
         let mut node = build_node(&params, &chain).unwrap().core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             [0.0, 0.1, -0.1, 0.0, 0.2]
         );
         // Without a park pose: mid-range, as before.
@@ -315,9 +395,36 @@ mod tests {
             .unwrap()
             .core;
         assert_eq!(
-            node.tick(0.0).joint_state.position,
+            node.tick(0.0).joint_state.position[..5],
             chain.mid_configuration()
         );
+    }
+
+    #[test]
+    fn a_poses_file_is_checked_against_the_robot_at_start() {
+        let chain = arm();
+        let p = NodeParams {
+            poses_file: format!("{}/config/poses_arm.yaml", root()),
+            ..NodeParams::default()
+        };
+        let core = build_node(&p, &chain).unwrap().core;
+        assert!(core.poses().get("home").is_some());
+        let dir = std::env::temp_dir().join(format!("arm_ik-poses-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("poses.yaml");
+        let text = std::fs::read_to_string(&p.poses_file).unwrap();
+        std::fs::write(&bad, text.replacen("elbow:", "elbw:", 1)).unwrap();
+        let p = NodeParams {
+            poses_file: bad.display().to_string(),
+            ..NodeParams::default()
+        };
+        let e = build_node(&p, &chain).err().unwrap();
+        assert!(
+            matches!(e, RunError::Poses(PoseError::UnknownJoint { .. })),
+            "{e}"
+        );
+        assert!(e.to_string().contains("'elbw'"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

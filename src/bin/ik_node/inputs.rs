@@ -3,16 +3,23 @@
 //! [`Command`] where it is created, so the control loop has one arm for
 //! all of them and a new topic adds one line here.
 
-use arm_ik::node::Command;
+use arm_ik::node::{Command, Refused};
 use arm_ik::ros::convert;
 use futures::stream::{BoxStream, SelectAll, StreamExt, select_all};
 use r2r::QosProfile;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped};
+use r2r::sensor_msgs::msg::JointState;
+use r2r::std_msgs::msg::Float64;
 
-/// One input, and where it came from (for the log).
+/// Sends a service's reply, given what the core made of its command.
+pub type Reply = Box<dyn FnOnce(&Result<(), Refused>) -> anyhow::Result<()> + Send>;
+
+/// One input, where it came from (for the log), and for a service the
+/// reply to send once the core has taken or refused it.
 pub struct Input {
     pub source: &'static str,
     pub command: Command,
+    pub reply: Option<Reply>,
 }
 
 /// The node's inputs, merged.
@@ -34,6 +41,7 @@ where
         .map(move |m| Input {
             source: topic,
             command: to_command(&m),
+            reply: None,
         })
         .boxed())
 }
@@ -48,10 +56,28 @@ impl Inputs {
             subscribe::<PointStamped>(node, "target_point", |m| {
                 Command::Target(convert::target_from_point(m))
             })?,
+            subscribe::<Float64>(node, "~/gripper", convert::gripper_command)?,
+            subscribe::<JointState>(node, "~/joint_command", convert::joint_command)?,
         ];
         Ok(Inputs {
             stream: select_all(streams),
         })
+    }
+
+    /// Adds the std_srvs services (see `services`), with one `~/go_to/<name>`
+    /// per pose in `poses`; returns false when this build has none.
+    #[cfg(std_srvs)]
+    pub fn serve(&mut self, node: &mut r2r::Node, poses: &[String]) -> anyhow::Result<bool> {
+        for service in super::services::create(node, poses)? {
+            self.stream.push(service);
+        }
+        Ok(true)
+    }
+
+    /// This build has no std_srvs (see `build.rs`): no services.
+    #[cfg(not(std_srvs))]
+    pub fn serve(&mut self, _node: &mut r2r::Node, _poses: &[String]) -> anyhow::Result<bool> {
+        Ok(false)
     }
 
     /// The next input; `None` only when every subscription has closed.

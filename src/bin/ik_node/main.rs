@@ -1,6 +1,8 @@
 //! `ik_node`: the ROS 2 node around the node core (feature `ros2`).
 //!
-//! Wiring only: parameters in, `target_pose` / `target_point` in,
+//! Wiring only: parameters in (and changed live, [`tuning`]),
+//! `target_pose` / `target_point`, `~/gripper`, `~/joint_command` and the
+//! Trigger services ([`services`], where std_srvs is built) in,
 //! `joint_states`, `/diagnostics` and `~/markers` out. Every decision
 //! (target checks, solving, motion limits, health) is made by
 //! `arm_ik::node`; the conversions are `arm_ik::ros::convert`.
@@ -13,24 +15,28 @@
 mod inputs;
 mod outputs;
 mod robot;
+#[cfg(std_srvs)]
+mod services;
 mod spin;
+mod tuning;
 
 use anyhow::Context as _;
-use arm_ik::node::{NodeCore, NodeParams};
+use arm_ik::node::{NodeCore, NodeParams, PoseFile};
 use arm_ik::run;
 use arm_ik::servo::Output;
-use futures::StreamExt;
 use inputs::Inputs;
 use outputs::Outputs;
 use r2r::Clock;
 use robot::Description;
 use spin::{Spinner, ros_now, shutdown_signal};
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::{Interval, MissedTickBehavior, interval};
+use tuning::Tuning;
 
 const NODE_NAME: &str = "ik_node";
 const DIAGNOSTICS_PERIOD: Duration = Duration::from_secs(1);
@@ -61,33 +67,33 @@ fn main() -> ExitCode {
 }
 
 /// Declares every parameter (defaults, descriptions), applies
-/// `--ros-args -p` and YAML values, serves `ros2 param`, and checks the
-/// values: refused values and wrong output parameters stop the node now,
-/// before it waits for a URDF.
-fn parameters(node: &mut r2r::Node, log: &str) -> anyhow::Result<(NodeParams, Vec<run::Warning>)> {
-    let params = Arc::new(Mutex::new(NodeParams::default()));
-    let (server, events) = node
-        .make_derived_parameter_handler(params.clone())
-        .context("cannot declare the parameters")?;
-    tokio::spawn(server);
-    let event_log = log.to_string();
-    tokio::spawn(events.for_each(move |(name, value)| {
-        r2r::log_warn!(
-            &event_log,
-            "parameter {name} set to {value:?}; ik_node reads its parameters at start: restart it to apply"
-        );
-        futures::future::ready(())
-    }));
-    let p = params
-        .lock()
-        .map_err(|_| anyhow::anyhow!("parameter lock poisoned"))?
-        .clone();
+/// `--ros-args -p` and YAML values, serves `ros2 param` (live changes
+/// through [`Tuning`]), and checks the values: refused values and wrong
+/// output parameters stop the node now, before it waits for a URDF.
+fn parameters(
+    node: &mut r2r::Node,
+    log: &str,
+) -> anyhow::Result<(NodeParams, Vec<run::Warning>, Tuning)> {
+    let tuning = Tuning::serve(node)?;
+    let p = tuning.read()?;
     p.settings().context("invalid parameter")?;
     let warnings = run::check_output(&p)?;
     for warning in &warnings {
         r2r::log_warn!(log, "{warning}");
     }
-    Ok((p, warnings))
+    Ok((p, warnings, tuning))
+}
+
+/// The pose names of `poses_file`, for one `~/go_to/<name>` service each
+/// (checked against the robot once it is known, by `run::build_node`).
+fn pose_names(p: &NodeParams) -> anyhow::Result<Vec<String>> {
+    Ok(match p.poses() {
+        Some(path) => PoseFile::load(Path::new(path))?
+            .names()
+            .map(str::to_owned)
+            .collect(),
+        None => Vec::new(),
+    })
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -97,8 +103,14 @@ async fn run() -> anyhow::Result<()> {
     let ctx = r2r::Context::create().context("cannot initialise ROS (rcl)")?;
     let mut node = r2r::Node::create(ctx, NODE_NAME, "").context("cannot create the node")?;
     let log = node.logger().to_string();
-    let (p, early) = parameters(&mut node, &log)?;
-    let inputs = Inputs::subscribe(&mut node)?;
+    let (p, early, tuning) = parameters(&mut node, &log)?;
+    let mut inputs = Inputs::subscribe(&mut node)?;
+    if !inputs.serve(&mut node, &pose_names(&p)?)? {
+        r2r::log_warn!(
+            &log,
+            "built without std_srvs: no relax, enable, home, go_to or gripper services (the ~/gripper and ~/joint_command topics work)"
+        );
+    }
     let description = Description::subscribe(&mut node, &p)?;
     let outputs = Outputs::create(&mut node, &log)?;
     let clock = node.get_ros_clock();
@@ -108,6 +120,7 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     };
     let built = run::build_node(&p, &chain)?;
+    tuning.run_on(&chain)?;
     for warning in built.warnings.iter().filter(|w| !early.contains(w)) {
         r2r::log_warn!(&log, "{warning}");
     }
@@ -126,12 +139,14 @@ async fn run() -> anyhow::Result<()> {
     let mut node = Running {
         core,
         inputs,
+        tuning,
         outputs,
         clock,
         log,
     };
     let stop = node.control_loop(shutdown.as_mut()).await?;
     node.log_summary(stop);
+    node.close();
     Ok(())
 }
 
@@ -147,6 +162,7 @@ fn every(period: Duration) -> Interval {
 struct Running {
     core: NodeCore<Output>,
     inputs: Inputs,
+    tuning: Tuning,
     outputs: Outputs,
     clock: Arc<Mutex<Clock>>,
     log: String,
@@ -169,9 +185,16 @@ impl Running {
                 s = shutdown.as_mut() => return s,
                 Some(input) = self.inputs.next() => {
                     let now = ros_now(&self.clock).as_secs_f64();
-                    if let Err(r) = self.core.command(&input.command, now) {
+                    let taken = self.core.command(&input.command, now);
+                    if let Err(r) = &taken {
                         r2r::log_debug!(&self.log, "{} refused: {r}", input.source);
                     }
+                    if let Some(Err(e)) = input.reply.map(|reply| reply(&taken)) {
+                        r2r::log_warn!(&self.log, "{} reply not sent: {e}", input.source);
+                    }
+                }
+                Some(name) = self.tuning.next() => {
+                    self.tuning.apply(&name, &mut self.core, &self.log);
                 }
                 _ = ticks.tick() => {
                     let now = ros_now(&self.clock);
@@ -184,6 +207,15 @@ impl Running {
                 }
                 _ = markers.tick() => self.outputs.markers(&self.core, ros_now(&self.clock)),
             }
+        }
+    }
+
+    /// Closes the servo output, so the link does what `link.on_exit` says
+    /// (hold or relax) before the process ends.
+    fn close(self) {
+        if let Output::Serial(servo) = self.core.into_servo() {
+            let status = servo.close();
+            r2r::log_info!(&self.log, "servo link closed: {}", status.describe());
         }
     }
 

@@ -3,7 +3,7 @@
 //! `robot_description` topic that robot_state_publisher latches.
 
 use anyhow::Context as _;
-use arm_ik::model::Chain;
+use arm_ik::model::{Chain, ModelError};
 use arm_ik::node::{NodeParams, UrdfSource};
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -50,7 +50,8 @@ impl Description {
     ) -> anyhow::Result<Option<Chain>> {
         let xml = match self {
             Description::Ready(UrdfSource::File(path)) => {
-                return Ok(Some(Chain::from_urdf_file(&path, p.base(), p.tip())?));
+                let chain = Chain::from_urdf_file(&path, p.base(), p.tip());
+                return chain.map(Some).map_err(chain_error);
             }
             Description::Ready(UrdfSource::Xml(xml)) => xml,
             Description::Ready(UrdfSource::Topic) => unreachable!("subscribed for the topic"),
@@ -59,9 +60,22 @@ impl Description {
                 None => return Ok(None),
             },
         };
-        Ok(Some(
-            Chain::from_urdf_str(&xml, p.base(), p.tip()).context("robot_description")?,
-        ))
+        let chain = Chain::from_urdf_str(&xml, p.base(), p.tip()).map_err(chain_error);
+        Ok(Some(chain.context("robot_description")?))
+    }
+}
+
+/// A chain that cannot be cut, said with the parameter that chooses the
+/// link.
+fn chain_error(e: ModelError) -> anyhow::Error {
+    match &e {
+        ModelError::AmbiguousTip { leaves, .. } => {
+            let first = leaves.first().map_or("LINK", String::as_str);
+            anyhow::anyhow!(
+                "{e} with the tip_link parameter (e.g. -p tip_link:={first}, or tip_link:={first} to ros2 launch)"
+            )
+        }
+        _ => e.into(),
     }
 }
 

@@ -3,8 +3,9 @@
 
 use super::NodeParams;
 use crate::node::settings::{
-    MotionSettings, NodeSettings, SettingError, SolverSettings, parse_bend, parse_clamps,
-    parse_locks, parse_pitch, parse_solver, parse_weights,
+    GripperJoint, GripperSettings, MotionSettings, NodeSettings, SettingError, SolverSettings,
+    parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position, parse_solver,
+    parse_weights,
 };
 
 impl NodeParams {
@@ -45,6 +46,12 @@ impl NodeParams {
                 max_acceleration: self.max_acceleration,
                 max_best_effort_error: self.max_best_effort_error,
                 max_target_age: self.max_target_age,
+            },
+            gripper: GripperSettings {
+                joint: GripperJoint::parse(&self.gripper_joint),
+                open: parse_position("gripper_open", &self.gripper_open)?,
+                closed: parse_position("gripper_closed", &self.gripper_closed)?,
+                stall_load: self.gripper_stall_load,
             },
         };
         settings.validate()?;
@@ -219,6 +226,20 @@ mod tests {
                     ..d()
                 },
                 "max_target_age",
+            ),
+            (
+                NodeParams {
+                    gripper_open: "wide".into(),
+                    ..d()
+                },
+                "gripper_open",
+            ),
+            (
+                NodeParams {
+                    gripper_stall_load: 1.5,
+                    ..d()
+                },
+                "gripper_stall_load",
             ),
         ];
         for (p, name) in cases {

@@ -149,6 +149,7 @@ mod tests {
                     max_acceleration: 6.0,
                     ..MotionSettings::default()
                 },
+                ..NodeSettings::default()
             }
         );
         let so101 = NodeParams::from_ros_yaml_file(&root.join("config/so101.yaml")).unwrap();

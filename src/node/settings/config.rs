@@ -3,7 +3,7 @@
 //! Below the core, so the core and the settings it is built from share one
 //! set of checks.
 
-use super::{SettingError, non_negative, positive};
+use super::{GripperSettings, SettingError, non_negative, positive};
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -31,10 +31,14 @@ pub struct NodeConfig {
     pub max_best_effort_error: f64,
     /// Targets stamped further than this from the node clock are stale (s).
     pub max_target_age: f64,
-    /// Start pose when the servos give no feedback; `None`: mid-range.
+    /// Start pose when the servos give no feedback; `None`: mid-range. One
+    /// value per chain joint, optionally followed by the actuated joints
+    /// off the chain (a gripper; each at its rest position otherwise).
     pub initial: Option<Vec<f64>>,
     /// Slow the early joints so all arrive together.
     pub synchronise: bool,
+    /// Which joint is the gripper, and its positions.
+    pub gripper: GripperSettings,
 }
 
 impl Default for NodeConfig {
@@ -49,14 +53,18 @@ impl Default for NodeConfig {
             max_target_age: 0.5,
             initial: None,
             synchronise: true,
+            gripper: GripperSettings::default(),
         }
     }
 }
 
 impl NodeConfig {
-    /// The per-joint limits for the motion limiter, checked.
+    /// The per-joint limits for the motion limiter, checked: the chain's
+    /// joints, then the actuated joints off the chain (a gripper) at their
+    /// URDF speed under `velocity_cap` and `default_acceleration`.
     pub fn axis_limits(&self, chain: &Chain) -> Result<Vec<AxisLimits>, SettingError> {
         let n = chain.dof();
+        let actuated = chain.extras.iter().filter(|e| e.actuated()).count();
         positive("rate_hz", self.rate_hz)?;
         positive("velocity_cap", self.velocity_cap)?;
         positive("default_acceleration", self.default_acceleration)?;
@@ -75,33 +83,47 @@ impl NodeConfig {
             }
         }
         if let Some(q) = &self.initial
-            && (q.len() != n || q.iter().any(|x| !x.is_finite()))
+            && (!(n..=n + actuated).contains(&q.len()) || q.iter().any(|x| !x.is_finite()))
         {
-            let why = format!("needs {n} finite values");
+            let why = format!("needs {n} finite values (and up to {actuated} more off the chain)");
             return Err(SettingError::new("initial", format!("{q:?}"), why));
         }
-        Ok(chain
-            .joints
+        let chain_axes = chain.joints.iter().enumerate().map(|(i, j)| {
+            let v = self
+                .max_velocity
+                .get(i)
+                .copied()
+                .unwrap_or(urdf_speed(j.max_velocity));
+            AxisLimits {
+                lower: j.limits.lower,
+                upper: j.limits.upper,
+                velocity: v.min(self.velocity_cap),
+                acceleration: self
+                    .max_acceleration
+                    .get(i)
+                    .copied()
+                    .unwrap_or(self.default_acceleration),
+            }
+        });
+        let extras = chain
+            .extras
             .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                let urdf = if j.max_velocity.is_finite() && j.max_velocity > 0.0 {
-                    j.max_velocity
-                } else {
-                    f64::INFINITY
-                };
-                let v = self.max_velocity.get(i).copied().unwrap_or(urdf);
-                AxisLimits {
-                    lower: j.limits.lower,
-                    upper: j.limits.upper,
-                    velocity: v.min(self.velocity_cap),
-                    acceleration: self
-                        .max_acceleration
-                        .get(i)
-                        .copied()
-                        .unwrap_or(self.default_acceleration),
-                }
-            })
-            .collect())
+            .filter(|e| e.actuated())
+            .map(|e| AxisLimits {
+                lower: e.limits.lower,
+                upper: e.limits.upper,
+                velocity: urdf_speed(e.max_velocity).min(self.velocity_cap),
+                acceleration: self.default_acceleration,
+            });
+        Ok(chain_axes.chain(extras).collect())
+    }
+}
+
+/// A URDF speed limit, infinite where the URDF gives none (0 or missing).
+fn urdf_speed(v: f64) -> f64 {
+    if v.is_finite() && v > 0.0 {
+        v
+    } else {
+        f64::INFINITY
     }
 }

@@ -13,11 +13,13 @@
 //! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
 
 mod config;
+mod gripper;
 mod motion;
 mod solver;
 mod text;
 
 pub use config::NodeConfig;
+pub use gripper::{AUTO_GRIPPER, Gripper, GripperJoint, GripperSettings, parse_position};
 pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
@@ -76,18 +78,20 @@ pub(crate) fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingErr
 }
 
 /// Everything the node core is built from besides the robot and the servo
-/// output: the solver and the motion.
+/// output: the solver, the motion and the gripper.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeSettings {
     pub solver: SolverSettings,
     pub motion: MotionSettings,
+    pub gripper: GripperSettings,
 }
 
 impl NodeSettings {
     /// Checks every value; the conversions below call it too.
     pub fn validate(&self) -> Result<(), SettingError> {
         self.solver.validate()?;
-        self.motion.validate()
+        self.motion.validate()?;
+        self.gripper.validate()
     }
 
     /// The solver and its common options on `chain`; see
@@ -96,10 +100,15 @@ impl NodeSettings {
         self.solver.solver_config(chain)
     }
 
-    /// The node core's motion settings on `chain`; see
-    /// [`MotionSettings::node_config`].
+    /// The node core's settings on `chain`: the motion's (see
+    /// [`MotionSettings::node_config`]) and the gripper, checked against
+    /// the robot.
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
-        self.motion.node_config(chain)
+        self.gripper.resolve(chain)?;
+        Ok(NodeConfig {
+            gripper: self.gripper.clone(),
+            ..self.motion.node_config(chain)?
+        })
     }
 }
 

@@ -1,0 +1,385 @@
+//! `arm_ik sim` and `arm_ik run`: the node core without ROS, driven by the
+//! library's loop (`arm_ik::run`) from the built-in figure-eight, JSON
+//! lines on stdin or a target bag; `sim` on virtual servos, `run` also on
+//! real ones. This file only wires flags to the library and prints.
+
+use super::bag_args::TopicArgs;
+use super::robot::RobotArgs;
+use super::settings_args::{NodeArgs, SolverArgs, flag_error};
+use super::{EXIT_ERROR, EXIT_NOT_REACHED};
+use anyhow::Context as _;
+use arm_ik::bag::BagReader;
+use arm_ik::model::Chain;
+use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
+use arm_ik::run::{
+    BagSource, Clock, InputError, LineSource, RunError, RunOptions, RunSummary, Source, Verdict,
+};
+use arm_ik::servo::Output;
+use arm_ik::servo::calibration::Calibration;
+use serde::Serialize;
+use std::io::{BufWriter, IsTerminal, StdoutLock, Write};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// What `sim` and `run` share: the robot, the node's settings, the input
+/// and the clock.
+#[derive(Debug, clap::Args)]
+pub struct LoopArgs {
+    #[command(flatten)]
+    robot: RobotArgs,
+    #[command(flatten)]
+    solver: SolverArgs,
+    #[command(flatten)]
+    node: NodeArgs,
+    /// Node time to run (s). Default: 20 s of the figure-eight; with
+    /// --stdin or --bag, until the input ends and the arm has settled.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// After the input ends, the most time given to the arm to arrive (s).
+    #[arg(long, default_value_t = 10.0)]
+    settle: f64,
+    /// Run at wall-clock speed instead of as fast as possible.
+    #[arg(long)]
+    realtime: bool,
+    /// Read commands from stdin, one JSON object per line: a target
+    /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
+    /// (orientation and frame_id optional), or any node command
+    /// {"type":"target",...} (README, "The arm without ROS"). Without
+    /// --realtime each line is the input of one tick; with it, every line
+    /// that arrived since the last tick is taken in and the latest target
+    /// is solved (the others count as superseded), so input faster than
+    /// the loop (1 kHz) is fine.
+    #[arg(long, conflicts_with = "bag")]
+    stdin: bool,
+    /// Follow the targets of a rosbag2 bag (MCAP or sqlite3) at their
+    /// recorded timing, read as ik_node subscribes (see --pose-topic).
+    #[arg(long, value_name = "BAG")]
+    bag: Option<PathBuf>,
+    #[command(flatten)]
+    topics: TopicArgs,
+    /// Time for one loop of the built-in figure-eight (s).
+    #[arg(long, default_value_t = 10.0)]
+    period: f64,
+    /// Named poses (YAML, joint names to positions: `home`, `rest`, ...)
+    /// for `{"type":"pose","name":"home"}` lines; the ROS
+    /// parameter `poses_file`. Checked against the robot before anything
+    /// moves.
+    #[arg(long, value_name = "FILE")]
+    poses: Option<PathBuf>,
+    /// Print joint states as JSON lines, one per tick, and the summary as
+    /// the last line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `run`: the loop's flags and the servos.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    run: LoopArgs,
+    /// Servo calibration and link file (e.g. config/servos_pwm.yaml), its
+    /// `kind` naming the protocol; checked against the robot. Without
+    /// --port the servos are virtual.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Serial port of the servos: drive them for real (needs --config and
+    /// --realtime).
+    #[arg(long, requires_all = ["config", "realtime"])]
+    port: Option<String>,
+}
+
+/// `arm_ik sim`: virtual servos.
+pub fn sim(a: LoopArgs) -> anyhow::Result<ExitCode> {
+    let chain = a.robot.chain()?;
+    let settings = a.node.node_settings(&a.solver)?;
+    let core = arm_ik::run::build_virtual(&settings, &chain, a.poses.as_deref()).map_err(flags)?;
+    execute(&a, &chain, core.core, "sim")
+}
+
+/// `arm_ik run`: the servos of `--config` on `--port`, else virtual ones.
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let l = &a.run;
+    let chain = l.robot.chain()?;
+    let settings = l.node.node_settings(&l.solver)?;
+    let built = match (&a.config, &a.port) {
+        (Some(file), Some(port)) => {
+            arm_ik::run::build_on_port(&settings, &chain, file, port, l.poses.as_deref())
+        }
+        (file, _) => {
+            if let Some(file) = file {
+                let cal = Calibration::load(file, &chain)?;
+                for w in &cal.warnings {
+                    eprintln!("arm_ik run: warning: {w}");
+                }
+                eprintln!(
+                    "arm_ik run: {} checked; no --port: virtual servos",
+                    file.display()
+                );
+            }
+            arm_ik::run::build_virtual(&settings, &chain, l.poses.as_deref())
+        }
+    }
+    .map_err(flags)?;
+    for w in &built.warnings {
+        eprintln!("arm_ik run: warning: {w}");
+    }
+    execute(l, &chain, built.core, "run")
+}
+
+/// A node that cannot be built, named by the flag at fault.
+fn flags(e: RunError) -> anyhow::Error {
+    match e {
+        RunError::Output { name, why } => {
+            let flag = if name == "port" { "--port" } else { "--config" };
+            anyhow::anyhow!("{flag}: {why}")
+        }
+        RunError::Node(NodeError::Setting(e)) => flag_error(e),
+        other => other.into(),
+    }
+}
+
+fn execute(
+    a: &LoopArgs,
+    chain: &Chain,
+    mut core: NodeCore<Output>,
+    name: &str,
+) -> anyhow::Result<ExitCode> {
+    if let Some(d) = a.duration
+        && !(d.is_finite() && d >= 0.0)
+    {
+        anyhow::bail!("--duration {d} must be 0 or more seconds");
+    }
+    if !(a.period.is_finite() && a.period > 0.0) {
+        anyhow::bail!("--period {} must be a positive number of seconds", a.period);
+    }
+    if !(a.settle.is_finite() && a.settle >= 0.0) {
+        anyhow::bail!("--settle {} must be 0 or more seconds", a.settle);
+    }
+    let mut source = source(a, chain)?;
+    let opts = RunOptions {
+        clock: if a.realtime {
+            Clock::Wall
+        } else {
+            Clock::Simulated
+        },
+        duration: match &source {
+            Source::Path { .. } => Some(a.duration.unwrap_or(20.0)),
+            _ => a.duration,
+        },
+        settle_s: a.settle,
+    };
+    let stop = stop_on_signals()?;
+    let mut printer = Printer::new(name, a.json, opts.duration);
+    let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
+    printer.finish();
+    if let Some(e) = printer.error.take() {
+        return Err(e).context("writing joint states to stdout");
+    }
+    drop(core); // closes the servo link
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string(&Line::Summary(&summary))?)?;
+    } else {
+        write_text(&mut out, name, &summary)?;
+    }
+    out.flush()?;
+    Ok(verdict(name, &summary))
+}
+
+/// Where the commands come from.
+fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
+    if a.stdin {
+        let rx = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
+        return Ok(Source::Lines(LineSource::new(rx, !a.realtime)));
+    }
+    if let Some(path) = &a.bag {
+        let topics = a.topics.topics()?;
+        let reader = BagReader::open(path)?;
+        if let Some(declared) = reader.declared_topics() {
+            topics
+                .check_declared(&declared)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        }
+        let source = BagSource::new(reader, topics, a.topics.position_only);
+        return Ok(Source::Bag(Box::new(source)));
+    }
+    Ok(Source::Path {
+        path: FigureEight::for_chain(chain),
+        period: a.period,
+        frame: chain.base.clone(),
+    })
+}
+
+/// Set by SIGINT or SIGTERM: the loop stops at the next tick and the link
+/// closes; a second signal exits at once.
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, EXIT_ERROR.into(), stop.clone())?;
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    Ok(stop)
+}
+
+/// The exit code of a run, saying on stderr why it is not 0.
+fn verdict(name: &str, s: &RunSummary) -> ExitCode {
+    let t = &s.targets;
+    match s.verdict {
+        Verdict::Ok => ExitCode::SUCCESS,
+        Verdict::NothingReached => {
+            eprintln!(
+                "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded)",
+                t.received,
+                t.unreachable,
+                t.rejected.total(),
+                t.superseded
+            );
+            ExitCode::from(EXIT_NOT_REACHED)
+        }
+        Verdict::AllInputMalformed => {
+            eprintln!(
+                "arm_ik {name}: every one of the {} inputs was malformed; nothing was run",
+                s.malformed_lines
+            );
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// One JSON line of `--json`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Line<'a> {
+    JointState(&'a JointState),
+    Summary(&'a RunSummary),
+}
+
+/// Prints what the loop reports: joint states (`--json`), bad input, and
+/// a progress line on a terminal.
+struct Printer {
+    name: String,
+    json: bool,
+    out: BufWriter<StdoutLock<'static>>,
+    progress: bool,
+    last_progress: Instant,
+    duration: Option<f64>,
+    error: Option<std::io::Error>,
+}
+
+impl Printer {
+    fn new(name: &str, json: bool, duration: Option<f64>) -> Printer {
+        Printer {
+            name: name.to_string(),
+            json,
+            out: BufWriter::new(std::io::stdout().lock()),
+            progress: std::io::stderr().is_terminal(),
+            last_progress: Instant::now(),
+            duration,
+            error: None,
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.progress {
+            eprint!("\r\x1b[K");
+        }
+        if let Err(e) = self.out.flush() {
+            self.error.get_or_insert(e);
+        }
+    }
+}
+
+impl arm_ik::run::Observer for Printer {
+    fn tick(&mut self, tick: &Tick, s: &NodeStatus) -> ControlFlow<()> {
+        if self.json {
+            let line = serde_json::to_string(&Line::JointState(&tick.joint_state))
+                .expect("a joint state serialises");
+            if let Err(e) = writeln!(self.out, "{line}") {
+                self.error = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        if self.progress && self.last_progress.elapsed() > Duration::from_millis(200) {
+            self.last_progress = Instant::now();
+            let of = self
+                .duration
+                .map(|d| format!("/{d:.2}"))
+                .unwrap_or_default();
+            eprint!(
+                "\r\x1b[K{} {:6.2}{of} s  targets {}  tracking {:.1} mm  solve p50 {:.0} us",
+                self.name,
+                tick.joint_state.stamp,
+                s.targets.received,
+                s.tracking_error * 1e3,
+                s.solve_time.quantile(0.5) * 1e6
+            );
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn bad_input(&mut self, e: &InputError) {
+        eprintln!("arm_ik {}: {e} (skipped)", self.name);
+    }
+}
+
+fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({} ticks at {:.1} Hz; {} solver, {} servos)",
+        s.simulated_s, s.wall_s, s.ticks, s.loop_rate_hz, s.solver, s.link
+    )?;
+    if let Some(p) = &s.path {
+        let [x, y, z] = p.center;
+        writeln!(
+            out,
+            "path: figure-eight {:.0} x {:.0} mm centred at ({x:.3}, {y:.3}, {z:.3}) m",
+            p.width * 2e3,
+            p.height * 2e3
+        )?;
+    }
+    let t = &s.targets;
+    let r = &t.rejected;
+    write!(
+        out,
+        "targets: {} received, {} reached ({} best effort), {} rejected (not finite {}, invalid {}, stale {}, wrong frame {}), {} unreachable, {} superseded",
+        t.received,
+        t.reached,
+        t.best_effort,
+        r.total(),
+        r.not_finite,
+        r.invalid,
+        r.stale,
+        r.wrong_frame,
+        t.unreachable,
+        t.superseded
+    )?;
+    match s.malformed_lines {
+        0 => writeln!(out)?,
+        n => writeln!(out, ", {n} malformed inputs")?,
+    }
+    if let Some(r) = &s.last_rejection {
+        writeln!(out, "last rejection: {}: {}", r.reason.name(), r.why)?;
+    }
+    if t.reached == 0 {
+        writeln!(out, "tracking error: none (no target reached)")?;
+    } else {
+        let e = s.tracking_error_m;
+        writeln!(
+            out,
+            "tracking error: mean {:.2} mm, max {:.2} mm",
+            e.mean * 1e3,
+            e.max * 1e3
+        )?;
+    }
+    let st = s.solve_time_us;
+    writeln!(
+        out,
+        "solve time: p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} solves)",
+        st.p50, st.p99, st.max, st.count
+    )
+}

@@ -1,0 +1,181 @@
+//! What a run came to: the node's counters and times, how the run ended,
+//! and a verdict a front-end turns into its exit code. `Serialize`, so the
+//! JSON a script reads is this struct, field for field.
+
+use crate::ik::SolverKind;
+use crate::node::status::RunningStats;
+use crate::node::{FigureEight, NodeStatus, RejectReason, TargetCounters, TimeSummary};
+use serde::Serialize;
+
+/// Why the loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The requested duration ran out.
+    Duration,
+    /// The input ended and the arm settled (or the settle time ran out).
+    InputEnded,
+    /// Asked to stop (SIGINT, SIGTERM).
+    Stopped,
+    /// Whoever reads the joint states went away (a closed pipe).
+    OutputClosed,
+}
+
+/// The run judged as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Targets came and at least one was reached, or no target came (a
+    /// run of other commands).
+    Ok,
+    /// Targets came, none was reached: unreachable, rejected or never
+    /// solved.
+    NothingReached,
+    /// Every input was malformed: nothing the node could take.
+    AllInputMalformed,
+}
+
+/// Microseconds: the solve and tick times as people read them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Micros {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub count: u64,
+}
+
+impl From<TimeSummary> for Micros {
+    fn from(s: TimeSummary) -> Micros {
+        Micros {
+            p50: s.p50 * 1e6,
+            p99: s.p99 * 1e6,
+            max: s.max * 1e6,
+            count: s.count,
+        }
+    }
+}
+
+/// A refusal, as the summary shows the last one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rejection {
+    pub reason: RejectReason,
+    pub why: String,
+}
+
+/// Mean and maximum (m).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeanMax {
+    pub mean: f64,
+    pub max: f64,
+}
+
+/// What the loop counted besides the node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Inputs taken (commands and malformed ones).
+    pub inputs: u64,
+    pub malformed: u64,
+    /// Most inputs taken in one tick.
+    pub max_per_tick: usize,
+}
+
+/// The summary of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSummary {
+    /// Node time run (s): simulated, or wall-clock paced with `realtime`.
+    pub simulated_s: f64,
+    pub wall_s: f64,
+    pub ticks: u64,
+    pub loop_rate_hz: f64,
+    pub ticks_per_wall_s: f64,
+    #[serde(serialize_with = "crate::node::status::solver_name")]
+    pub solver: SolverKind,
+    pub link: String,
+    pub targets: TargetCounters,
+    /// Inputs that were not commands (lines, bag messages).
+    pub malformed_lines: u64,
+    /// Most inputs taken in one tick; `None` for the built-in path, whose
+    /// input cannot pile up.
+    pub max_targets_per_tick: Option<usize>,
+    pub tracking_error_m: MeanMax,
+    pub solve_time_us: Micros,
+    pub tick_time_us: Micros,
+    pub last_rejection: Option<Rejection>,
+    /// The built-in path followed, when it was the input.
+    pub path: Option<FigureEight>,
+    pub ended: Ending,
+    pub verdict: Verdict,
+}
+
+/// Everything a summary is made from.
+pub(super) struct Parts<'a> {
+    pub status: &'a NodeStatus,
+    pub tally: Tally,
+    pub simulated_s: f64,
+    pub wall_s: f64,
+    pub streams: bool,
+    pub path: Option<FigureEight>,
+    pub ended: Ending,
+}
+
+impl RunSummary {
+    pub(super) fn new(p: Parts<'_>) -> RunSummary {
+        let s = p.status;
+        let RunningStats { mean, max, .. } = s.tracking;
+        RunSummary {
+            simulated_s: p.simulated_s,
+            wall_s: p.wall_s,
+            ticks: s.ticks,
+            loop_rate_hz: s.loop_rate_hz,
+            ticks_per_wall_s: s.ticks as f64 / p.wall_s.max(1e-9),
+            solver: s.solver,
+            link: s.link.clone(),
+            targets: s.targets,
+            malformed_lines: p.tally.malformed,
+            max_targets_per_tick: p.streams.then_some(p.tally.max_per_tick),
+            tracking_error_m: MeanMax { mean, max },
+            solve_time_us: s.solve_time.summary().into(),
+            tick_time_us: s.tick_time.summary().into(),
+            last_rejection: s.last_rejection.as_ref().map(|(reason, why)| Rejection {
+                reason: *reason,
+                why: why.clone(),
+            }),
+            path: p.path,
+            ended: p.ended,
+            verdict: verdict(&s.targets, &p.tally),
+        }
+    }
+}
+
+fn verdict(t: &TargetCounters, tally: &Tally) -> Verdict {
+    if tally.inputs > 0 && tally.malformed == tally.inputs {
+        Verdict::AllInputMalformed
+    } else if t.received > 0 && t.reached == 0 {
+        Verdict::NothingReached
+    } else {
+        Verdict::Ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_that_reached_nothing_or_took_nothing_says_so() {
+        let mut t = TargetCounters::default();
+        let mut tally = Tally::default();
+        assert_eq!(verdict(&t, &tally), Verdict::Ok);
+        t.received = 10;
+        t.unreachable = 10;
+        assert_eq!(verdict(&t, &tally), Verdict::NothingReached);
+        t.reached = 1;
+        assert_eq!(verdict(&t, &tally), Verdict::Ok);
+        tally.inputs = 3;
+        tally.malformed = 3;
+        assert_eq!(
+            verdict(&TargetCounters::default(), &tally),
+            Verdict::AllInputMalformed
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! `arm_ik sim` and `arm_ik run`, the node without ROS, as a user runs
+//! them: inputs (the figure-eight, JSON lines, a bag), exit codes, the
+//! messages about bad input, and a clean stop on Ctrl-C.
+
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
+mod common;
+
+use serde_json::Value;
+use std::io::{BufRead, Read, Write};
+use std::process::{Command, Output, Stdio};
+
+fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(args)
+        .current_dir(common::project_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run arm_ik")
+}
+
+fn with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = spawn(args);
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // A writer thread: a large input must not fill the pipe while the
+    // child writes its own output.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The summary: the last line of `--json` output.
+fn summary(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {text}\n{}", stderr(out)))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// The built-in path is placed for the robot: on an arm with a Koch-sized
+/// reach (0.15 m), where the project arm's path is out of reach, every
+/// target is reached.
+#[test]
+fn sim_on_a_small_arm_follows_a_path_it_can_reach() {
+    let out = with_stdin(
+        &[
+            "sim",
+            "--urdf",
+            "tests/data/small_arm.urdf",
+            "--duration",
+            "4",
+            "--json",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(n(&s["targets"]["received"]), 201, "{s}");
+    assert_eq!(n(&s["targets"]["reached"]), 201, "{s}");
+    assert!(s["path"]["width"].as_f64().unwrap() < 0.08, "{s}");
+    assert_eq!(s["verdict"], "ok");
+}
+
+/// Targets that all go unreached are not a success: exit 2, said on
+/// stderr and in the summary, and no tracking error of "0.00 mm".
+#[test]
+fn a_run_that_reached_nothing_says_so_and_exits_2() {
+    let out = with_stdin(&["sim", "--stdin"], "{\"position\":[3,0,0]}\n");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("none of the 1 targets was reached"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("tracking error: none (no target reached)"),
+        "{text}"
+    );
+    let out = with_stdin(&["sim", "--stdin", "--json"], "{\"position\":[3,0,0]}\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(summary(&out)["verdict"], "nothing_reached");
+}
+
+/// Every line malformed: nothing ran, exit 1; `[1,2,3]` says what a line
+/// must be; a field of the wrong shape is named with the shape.
+#[test]
+fn malformed_lines_name_the_field_and_the_shape_and_all_malformed_fails() {
+    let out = with_stdin(
+        &["sim", "--stdin", "--json"],
+        "[1,2,3]\n{\"position\":[1,2]}\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("stdin line 1: a JSON array, not an object"),
+        "{e}"
+    );
+    assert!(e.contains(r#"{"position":[x,y,z]}"#), "{e}");
+    assert!(e.contains("stdin line 2: field `position`"), "{e}");
+    assert!(e.contains("three numbers"), "{e}");
+    assert!(e.contains("every one of the 2 inputs was malformed"), "{e}");
+    assert_eq!(summary(&out)["verdict"], "all_input_malformed");
+}
+
+/// A 20 MB frame name is cut in the messages, not echoed.
+#[test]
+fn long_values_are_cut_in_messages() {
+    let frame = "f".repeat(20_000_000);
+    let line = format!("{{\"position\":[0.2,0,0.15],\"frame_id\":\"{frame}\"}}\n");
+    let out = with_stdin(&["sim", "--stdin"], &line);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out).len());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.len() < 2000, "{} bytes of output", text.len());
+    assert!(
+        text.contains("wrong_frame") && text.contains("bytes cut"),
+        "{text}"
+    );
+}
+
+/// `run` reads the node's commands as one line format: typed commands and
+/// bare targets alike.
+#[test]
+fn run_takes_typed_commands_and_bare_targets_from_stdin() {
+    let input = "{\"type\":\"target\",\"position\":[0.2,0.05,0.15]}\n\
+                 {\"position\":[0.2,-0.05,0.15],\"frame_id\":\"base_link\"}\n";
+    let out = with_stdin(&["run", "--stdin", "--json"], input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(n(&s["targets"]["reached"]), 2, "{s}");
+    assert_eq!(s["ended"], "input_ended");
+    assert_eq!(s["link"], "virtual");
+}
+
+/// A bag's targets at their recorded timing: the scenario's 8 s of
+/// targets take 8 s of node time, and every one is reached.
+#[test]
+fn run_follows_a_bag_at_its_recorded_timing() {
+    let dir = std::env::temp_dir().join(format!("arm_ik_run_bag_{}", std::process::id()));
+    let bag = dir.join("scenario");
+    std::fs::create_dir_all(&dir).unwrap();
+    let b = bag.to_str().unwrap();
+    let made = with_stdin(&["make-bag", "tests/data/scenario.yaml", "--output", b], "");
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = with_stdin(&["run", "--bag", b, "--json", "--settle", "1"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(n(&s["targets"]["received"]), 401, "{s}");
+    assert_eq!(n(&s["targets"]["reached"]), 401, "{s}");
+    let t = s["simulated_s"].as_f64().unwrap();
+    assert!((8.0..=9.1).contains(&t), "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Real servos move on the wall clock: `--port` without `--realtime` is a
+/// usage error, before anything opens the port.
+#[test]
+fn run_on_a_port_needs_realtime_and_a_servo_file() {
+    let out = with_stdin(&["run", "--port", "/dev/null", "--stdin"], "");
+    assert_eq!(out.status.code(), Some(64), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--realtime") || stderr(&out).contains("--config"));
+}
+
+/// Ctrl-C stops the run at the next tick: the summary is printed, says
+/// so, and the exit is clean.
+#[test]
+fn ctrl_c_stops_cleanly_with_a_summary() {
+    let mut child = spawn(&["run", "--stdin", "--realtime", "--json"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"position\":[0.2,0.05,0.15]}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    // The first joint states out mean the loop runs (and the handler is
+    // in place): they are buffered, so this is a second or so in.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.contains("joint_state"), "{first}");
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let last = rest.lines().last().unwrap_or_default();
+    let s: Value = serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {last}"));
+    assert_eq!(s["ended"], "stopped", "{s}");
+    assert_eq!(n(&s["targets"]["reached"]), 1, "{s}");
+}
