@@ -17,7 +17,9 @@
 //! failed queries (which run to the solver's budget) included.
 
 use arm_ik::bench::{TargetSet, sample_target};
-use arm_ik::ik::{AnalyticOptions, Common, Solver, SolverConfig, SolverKind, Target, analytic};
+use arm_ik::ik::{
+    AnalyticOptions, Common, Solver, SolverConfig, SolverKind, Target, approach_pitch,
+};
 use arm_ik::model::{Chain, Frames};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -149,7 +151,7 @@ fn solvers(c: &mut Criterion) {
         .iter()
         .take(ROTATION)
         .map(|s| {
-            let pitch = analytic::approach_pitch(&arm_pos_chain, &s.q).expect("arm fits");
+            let pitch = approach_pitch(&arm_pos_chain, &s.q).expect("arm fits");
             let options = AnalyticOptions {
                 pitch: Some(pitch),
                 ..Default::default()

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Criterion reports the mean; `arm_ik latency` reports p50/p99/max of the
-//! same path, which is what the issue's p99 <= 1 ms goal is about.
+//! same path, which is what the p99 <= 1 ms goal (README, Benchmarks) is
+//! about.
 
 use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
@@ -27,7 +28,7 @@ fn latency(c: &mut Criterion) {
     let chain = arm();
     let mut group = c.benchmark_group("node/latency");
     // The analytic solver is the arm's fast path; the Jacobian one is the
-    // general one the issue's figures are for.
+    // general one the node's latency goal is measured with.
     for kind in [SolverKind::Jacobian, SolverKind::Analytic] {
         let mut probe = LatencyProbe::new(
             &chain,

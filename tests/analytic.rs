@@ -6,11 +6,11 @@
 
 mod common;
 
-use arm_ik::ik::analytic::{Layout, approach_pitch, describe};
 use arm_ik::ik::{
     AnalyticOptions, Bend, Common, IkError, Reason, Rng, SolveStatus, Solver, SolverConfig, Target,
     Tolerance,
 };
+use arm_ik::ik::{HipKnee, Layout, approach_pitch};
 use arm_ik::model::{Chain, Frames, wrap_angle};
 use common::random_q;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
@@ -222,7 +222,7 @@ fn pole_picks_the_knee_side_towards_the_pole() {
 #[test]
 fn out_of_reach_is_clamped_along_the_line_and_flagged() {
     let chain = leg();
-    let g = describe(&chain).unwrap();
+    let g = HipKnee::measure(&chain).unwrap();
     let reach = g.links.0 + g.links.1;
     let hip = joint_origin(&chain, &[0.0; 3], 1);
     // Straight below the hip flexion axis, 1 m down: the leg stretches.
@@ -405,7 +405,7 @@ fn so101_orientation_samples_reached_from_mid() {
 fn unsupported_chains_name_the_joint() {
     // Two joints.
     let two = Chain::from_urdf_file(urdf("leg.urdf"), Some("body"), Some("thigh")).unwrap();
-    let err = describe(&two).unwrap_err();
+    let err = HipKnee::measure(&two).unwrap_err();
     assert!(
         matches!(&err, IkError::Unsupported { solver: "analytic", why } if why.contains("2 moving joints") && why.contains("hip_flexion")),
         "{err}"
@@ -413,7 +413,7 @@ fn unsupported_chains_name_the_joint() {
     // Shoulder first: the elbow is parallel, not perpendicular, to it.
     let shoulder_first =
         Chain::from_urdf_file(urdf("arm.urdf"), Some("turntable"), Some("tool")).unwrap();
-    let err = describe(&shoulder_first).unwrap_err();
+    let err = HipKnee::measure(&shoulder_first).unwrap_err();
     assert!(
         matches!(&err, IkError::Unsupported { why, .. } if why.contains("'elbow'") && why.contains("perpendicular")),
         "{err}"
@@ -434,7 +434,7 @@ fn unsupported_chains_name_the_joint() {
         Some("tool0"),
     )
     .unwrap();
-    let err = describe(&ur5).unwrap_err();
+    let err = HipKnee::measure(&ur5).unwrap_err();
     println!("ur5: {err}");
     assert!(
         matches!(&err, IkError::Unsupported { why, .. } if why.contains("6 moving joints") && why.contains("wrist_3_joint")),
@@ -443,17 +443,17 @@ fn unsupported_chains_name_the_joint() {
 }
 
 #[test]
-fn describe_reports_layout_and_offsets() {
-    let g = describe(&leg()).unwrap();
+fn measure_reports_layout_and_offsets() {
+    let g = HipKnee::measure(&leg()).unwrap();
     assert_eq!(g.layout, Layout::HipKnee);
     assert!((g.lateral_offset.abs() - 0.035).abs() < 1e-12);
     assert!((g.links.0 - 0.12).abs() < 1e-12 && (g.links.1 - 0.125).abs() < 1e-12);
     assert_eq!(g.deviation, 0.0);
-    let g = describe(&arm()).unwrap();
+    let g = HipKnee::measure(&arm()).unwrap();
     assert_eq!(g.layout, Layout::WristPitchRoll);
     println!("{g}");
     if let Some(shared) = shared() {
-        let g = describe(&so101(&shared)).unwrap();
+        let g = HipKnee::measure(&so101(&shared)).unwrap();
         assert_eq!(g.layout, Layout::WristPitchRoll);
         assert!(g.deviation > 1e-7 && g.deviation < 1e-4, "{g}");
         println!("{g}");

@@ -6,13 +6,15 @@
 //! `scripts/test` runs) or `ARM_IK_PYTHON`; without it they print SKIP,
 //! except under CI, where they fail.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
-use arm_ik::bag::cdr::Endian;
-use arm_ik::bag::messages::{
-    Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
+use arm_ik::bag::{
+    BagReader, BagWriter, Endian, Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED,
+    StampedTarget, Storage, TargetType,
 };
-use arm_ik::bag::{BagReader, BagWriter, Storage};
 use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,12 @@
 //! The path protocol of `arm_ik bench`: each target solved from the
 //! previous answer, and every jump to another branch counted.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
-use arm_ik::bench::{self, Answer, Criteria, Protocol, TargetSet, Verdict};
+use arm_ik::bench::{self, Answer, BenchProtocol, Criteria, TargetSet, Verdict};
 use arm_ik::ik::{Common, Solver, SolverConfig};
 use arm_ik::model::Chain;
 use std::time::Duration;
@@ -37,7 +40,7 @@ fn the_jacobian_solver_follows_every_path_without_a_jump() {
     .unwrap();
     let records = bench::run(&mut solver, &set, &[], &criteria());
     let s = bench::summarize("jacobian", &set, &records, &criteria());
-    assert_eq!(s.protocol, Protocol::Paths);
+    assert_eq!(s.protocol, BenchProtocol::Paths);
     assert_eq!(s.success_rate, 1.0);
     let p = s.paths.unwrap();
     assert_eq!(p.paths, set.paths.len());
@@ -111,7 +114,9 @@ fn json_carries_the_path_figures() {
 
 /// `--compare k` says why k failed, with counts, for both solvers: k fails
 /// every SO-101 pose because it refuses 5 DOF chains, and the table and the
-/// JSON say so instead of a bare 0 %.
+/// JSON say so instead of a bare 0 %. The comparison is built in with the
+/// `compare-k` feature only.
+#[cfg(feature = "compare-k")]
 #[test]
 fn a_failing_solver_says_why_with_counts() {
     let Some(dir) = common::shared_dir() else {

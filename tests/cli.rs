@@ -1,5 +1,8 @@
 //! The `arm_ik` binary as a user runs it: exit codes, messages, JSON.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::model::Chain;
@@ -353,8 +356,6 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
         "1e-9",
         "--output",
         raw.to_str().unwrap(),
-        "--compare",
-        "k",
         "--json",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -376,8 +377,7 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
     assert_eq!(v["solver"], "analytic");
     assert_eq!(v["n"], 4);
     assert_eq!(v["success_rate"], 1.0);
-    assert_eq!(v["compare"]["solver"], "k");
-    assert!(v["ratios"].is_object());
+    assert!(v.get("compare").is_none(), "no comparison asked for: {v}");
 
     let r: Value = serde_json::from_slice(&std::fs::read(&raw).unwrap()).unwrap();
     assert_eq!(r["solver"], "analytic");
@@ -406,6 +406,48 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
             "records are in target order"
         );
     }
+}
+
+/// `arm_ik bench --compare k --json` on the leg's targets, in a fresh
+/// folder named `dir`.
+fn bench_compare_k(dir: &str) -> std::process::Output {
+    let targets = leg_targets(&temp_dir(dir));
+    arm_ik(&[
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--solver",
+        "analytic",
+        "--compare",
+        "k",
+        "--json",
+    ])
+}
+
+/// `--compare k`: the k crate's solver on the same targets, in the same
+/// report, with the ratios of the two.
+#[cfg(feature = "compare-k")]
+#[test]
+fn bench_compares_with_k() {
+    let out = bench_compare_k("bench_k");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["solver"], "analytic");
+    assert_eq!(v["compare"]["solver"], "k");
+    assert_eq!(v["compare"]["n"], 4);
+    assert!(v["ratios"].is_object());
+}
+
+/// Without the `compare-k` feature `--compare k` fails before any solving
+/// and says how to build the comparison in.
+#[cfg(not(feature = "compare-k"))]
+#[test]
+fn bench_compare_k_names_the_feature_it_needs() {
+    let out = bench_compare_k("bench_no_k");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("--features compare-k"), "{e}");
+    assert!(out.stdout.is_empty(), "nothing was run: {e}");
 }
 
 #[test]

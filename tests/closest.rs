@@ -9,12 +9,12 @@
 
 mod common;
 
-use arm_ik::ik::metric::joint_distance;
+use arm_ik::ik::joint_distance;
 use arm_ik::ik::{
     Closest, Common, IkError, JacobianOptions, SolveStatus, Solver, SolverConfig, Target,
 };
 use arm_ik::model::Chain;
-use common::{TestRng, arm_ik, pose_of, position_of, project_urdf, random_q, shared_urdf};
+use common::{TestRng, pose_of, position_of, project_urdf, random_q, shared_urdf};
 use std::time::Duration;
 
 fn arm() -> Chain {
@@ -214,6 +214,8 @@ fn bad_weights_are_refused_by_name() {
     assert!(err.to_string().contains("'elbow'"), "{err}");
 }
 
+/// The `arm_ik solve` command line (feature `app`).
+#[cfg(feature = "app")]
 #[test]
 fn solve_closest_weighs_joints_by_name_and_belongs_to_the_jacobian_solver() {
     let solve = |extra: &[&str]| {
@@ -227,7 +229,7 @@ fn solve_closest_weighs_joints_by_name_and_belongs_to_the_jacobian_solver() {
             "--closest",
         ];
         args.extend_from_slice(extra);
-        arm_ik(&args)
+        common::arm_ik(&args)
     };
     let out = solve(&["--closest-weight", "shoulder=10"]);
     assert_eq!(

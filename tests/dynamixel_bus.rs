@@ -10,6 +10,7 @@
 //! The simulator logs every goal and torque write it receives, so these
 //! tests assert what the servos were told. Needs `python3` (standard
 //! library only): without it they print SKIP, unless `CI` is set.
+#![cfg(feature = "app")]
 
 mod common;
 

@@ -6,6 +6,9 @@
 //! Needs `python3` (standard library only): without it the tests print
 //! SKIP, unless the `CI` environment variable is set, then they fail.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::servo::dynamixel::packet::{self, BROADCAST_ID};

@@ -6,6 +6,7 @@
 //! the gripper in current-based position mode), on the stand-ins of the
 //! robots' URDFs (same joint names and limits). Needs `python3` (SKIP
 //! without it, unless `CI` is set).
+#![cfg(feature = "app")]
 
 mod common;
 

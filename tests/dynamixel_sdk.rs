@@ -13,6 +13,9 @@
 //! environment variable is set: then they fail, so CI cannot silently lose
 //! the comparison.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 use arm_ik::servo::dynamixel::packet::{self, BROADCAST_ID};
 use arm_ik::servo::dynamixel::{crc, reg};
 use std::collections::BTreeMap;

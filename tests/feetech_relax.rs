@@ -5,6 +5,7 @@
 //! (goal = present, torque on, then the slow move), and each servo's load
 //! and overload flag are reported as the joint's effort. Needs `python3`
 //! (SKIP without it, unless `CI` is set).
+#![cfg(feature = "app")]
 
 mod common;
 

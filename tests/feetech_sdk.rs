@@ -11,6 +11,9 @@
 //! environment variable is set: then it fails, so CI cannot silently lose
 //! the comparison.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 use arm_ik::servo::feetech::{self, Endian};
 use std::collections::BTreeMap;
 use std::path::Path;

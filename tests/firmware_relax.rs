@@ -6,6 +6,7 @@
 //!
 //! Like tests/firmware_sim.rs these need the AVR toolchain and simavr
 //! (SKIP without them, unless `CI` is set).
+#![cfg(feature = "app")]
 
 mod common;
 

@@ -9,6 +9,9 @@
 //! the environment variable `CI` is set, then they fail. The two tests of a
 //! board that never answers need only a pty pair and always run.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::model::Chain;

@@ -9,7 +9,6 @@
 
 mod common;
 
-use arm_ik::bench::{self, Criteria, TargetSet, Verdict};
 use arm_ik::ik::{
     Common, JacobianOptions, JointMode, Reason, Solution, SolveStatus, Solver, SolverConfig,
     Target, Tolerance,
@@ -17,7 +16,6 @@ use arm_ik::ik::{
 use arm_ik::model::Chain;
 use common::{TestRng, pose_of, position_of, project_urdf, random_q, shared_dir};
 use nalgebra::{UnitQuaternion, Vector3};
-use std::path::Path;
 use std::time::Duration;
 
 /// The protocol's tolerances: 1e-5 m, 1e-5 rad.
@@ -468,84 +466,95 @@ fn without_restarts_one_attempt_never_exceeds_the_iteration_cap() {
     }
 }
 
-#[test]
-fn singular_zero_seed_on_ur5_converges() {
-    let Some(dir) = shared_dir() else { return };
-    let set = TargetSet::load(dir.join("targets/ur5.json")).unwrap();
-    let chain =
-        Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link)).unwrap();
-    let zero = vec![0.0; chain.dof()];
-    let mut s = solver(&chain, generous(), Vec::new());
-    let samples: Vec<_> = set.samples.iter().step_by(10).collect();
-    let mut converged = 0;
-    for sample in &samples {
-        let target = bench::sample_target(sample, false);
-        let sol = s.solve(&target, &zero).unwrap();
-        assert_sane(&chain, &target, &sol);
-        converged += usize::from(sol.status.is_converged());
-    }
-    println!("ur5 from zero: {converged}/{}", samples.len());
-    assert_eq!(converged, samples.len());
-}
+/// The shared benchmark protocol on the real robots; the target files
+/// and the protocol live in `bench`, part of the application.
+#[cfg(feature = "app")]
+mod protocol {
+    use super::*;
+    use arm_ik::bench::{self, Criteria, TargetSet, Verdict};
+    use std::path::Path;
 
-/// Runs the shared protocol on one target file. Debug builds run every 5th
-/// sample (a deterministic subset): all 1000 LM solves per robot take tens
-/// of seconds unoptimised. Release runs the full file.
-fn conformance(name: &str, dir: &Path) {
-    let mut set = TargetSet::load(dir.join(format!("targets/{name}.json"))).unwrap();
-    if cfg!(debug_assertions) {
-        set.samples = set.samples.into_iter().step_by(5).collect();
+    #[test]
+    fn singular_zero_seed_on_ur5_converges() {
+        let Some(dir) = shared_dir() else { return };
+        let set = TargetSet::load(dir.join("targets/ur5.json")).unwrap();
+        let chain =
+            Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link))
+                .unwrap();
+        let zero = vec![0.0; chain.dof()];
+        let mut s = solver(&chain, generous(), Vec::new());
+        let samples: Vec<_> = set.samples.iter().step_by(10).collect();
+        let mut converged = 0;
+        for sample in &samples {
+            let target = bench::sample_target(sample, false);
+            let sol = s.solve(&target, &zero).unwrap();
+            assert_sane(&chain, &target, &sol);
+            converged += usize::from(sol.status.is_converged());
+        }
+        println!("ur5 from zero: {converged}/{}", samples.len());
+        assert_eq!(converged, samples.len());
     }
-    let chain =
-        Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link)).unwrap();
-    let seed = set.seed("mid").unwrap().to_vec();
-    let criteria = Criteria {
-        position_tolerance: 1e-5,
-        orientation_tolerance: 1e-5,
-        budget: GENEROUS,
-        position_only: set.position_only,
-    };
-    let mut s = solver(&chain, generous(), Vec::new());
-    let records = bench::run(&mut s, &set, &seed, &criteria);
-    let summary = bench::summarize("jacobian", &set, &records, &criteria);
-    println!(
-        "{name}: {} targets, {:.1} % success, p50 {:.0} us, p99 {:.0} us",
-        summary.n,
-        100.0 * summary.success_rate,
-        summary.p50_us,
-        summary.p99_us
-    );
-    let failed: Vec<_> = records
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.status != Verdict::Success)
-        .map(|(i, r)| (i, r.status, r.detail.clone()))
-        .collect();
-    assert!(
-        summary.success_rate >= 0.999,
-        "{name}: {:.2} % success; failures: {:?}",
-        100.0 * summary.success_rate,
-        &failed[..failed.len().min(10)]
-    );
-}
 
-#[test]
-fn conformance_ur5() {
-    if let Some(dir) = shared_dir() {
-        conformance("ur5", &dir);
+    /// Runs the shared protocol on one target file. Debug builds run every 5th
+    /// sample (a deterministic subset): all 1000 LM solves per robot take tens
+    /// of seconds unoptimised. Release runs the full file.
+    fn conformance(name: &str, dir: &Path) {
+        let mut set = TargetSet::load(dir.join(format!("targets/{name}.json"))).unwrap();
+        if cfg!(debug_assertions) {
+            set.samples = set.samples.into_iter().step_by(5).collect();
+        }
+        let chain =
+            Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link))
+                .unwrap();
+        let seed = set.seed("mid").unwrap().to_vec();
+        let criteria = Criteria {
+            position_tolerance: 1e-5,
+            orientation_tolerance: 1e-5,
+            budget: GENEROUS,
+            position_only: set.position_only,
+        };
+        let mut s = solver(&chain, generous(), Vec::new());
+        let records = bench::run(&mut s, &set, &seed, &criteria);
+        let summary = bench::summarize("jacobian", &set, &records, &criteria);
+        println!(
+            "{name}: {} targets, {:.1} % success, p50 {:.0} us, p99 {:.0} us",
+            summary.n,
+            100.0 * summary.success_rate,
+            summary.p50_us,
+            summary.p99_us
+        );
+        let failed: Vec<_> = records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.status != Verdict::Success)
+            .map(|(i, r)| (i, r.status, r.detail.clone()))
+            .collect();
+        assert!(
+            summary.success_rate >= 0.999,
+            "{name}: {:.2} % success; failures: {:?}",
+            100.0 * summary.success_rate,
+            &failed[..failed.len().min(10)]
+        );
     }
-}
 
-#[test]
-fn conformance_panda() {
-    if let Some(dir) = shared_dir() {
-        conformance("panda", &dir);
+    #[test]
+    fn conformance_ur5() {
+        if let Some(dir) = shared_dir() {
+            conformance("ur5", &dir);
+        }
     }
-}
 
-#[test]
-fn conformance_so101() {
-    if let Some(dir) = shared_dir() {
-        conformance("so101", &dir);
+    #[test]
+    fn conformance_panda() {
+        if let Some(dir) = shared_dir() {
+            conformance("panda", &dir);
+        }
+    }
+
+    #[test]
+    fn conformance_so101() {
+        if let Some(dir) = shared_dir() {
+            conformance("so101", &dir);
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Jogging the project arm with twists, through the in-memory transport:
 //! what `~/target_twist` and `~/cmd_vel` (teleop_twist_keyboard,
 //! teleop_twist_joy) do to the arm.
+#![cfg(feature = "app")]
 
 mod common;
 

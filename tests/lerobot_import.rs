@@ -4,6 +4,9 @@
 //! against the shared SO-101 URDF, and every kind of bad input gets an
 //! error that names it. Then the `arm_ik import-lerobot` command.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::model::Chain;

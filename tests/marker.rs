@@ -1,6 +1,7 @@
 //! Dragging the target marker in RViz, through the in-memory transport:
 //! what `~/target_marker/feedback` does to the arm and what
 //! `~/target_marker/update` and `get_interactive_markers` say.
+#![cfg(feature = "app")]
 
 mod common;
 

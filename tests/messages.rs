@@ -2,6 +2,9 @@
 //! where once, names the flag (CLI) that fixes it, and does not claim
 //! what did not happen.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use std::process::Output;

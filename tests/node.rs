@@ -1,6 +1,9 @@
 //! The node core as a user of the ROS node sees it, through the in-memory
 //! transport: targets in, joint states and servo commands out.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::ik::{Common, SolverConfig, SolverKind};

@@ -3,6 +3,9 @@
 //! the joints off the chain, joint commands, relax and enable, named poses
 //! and live tuning.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::ik::SolverKind;

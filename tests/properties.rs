@@ -20,7 +20,7 @@ mod common;
 use arm_ik::ik::{
     AnalyticOptions, CcdOptions, Common, FabrikOptions, IkError, JacobianOptions, JointMode,
     QUATERNION_LENGTH_TOLERANCE, Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance,
-    analytic::approach_pitch,
+    approach_pitch,
 };
 use arm_ik::model::Chain;
 use common::{pose_of, position_of, project_urdf};

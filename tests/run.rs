@@ -2,6 +2,9 @@
 //! them: inputs (the figure-eight, JSON lines, a bag), exit codes, the
 //! messages about bad input, and a clean stop on Ctrl-C.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use serde_json::Value;

@@ -4,10 +4,13 @@
 //! [`TargetSet::generate_paths`]). The path sets of the shared robots are
 //! checked when `../shared` is there.
 
+// Needs the application (feature `app`, on by default).
+#![cfg(feature = "app")]
+
 mod common;
 
 use arm_ik::bench::{TargetSet, largest_step};
-use arm_ik::ik::metric::rotation_error;
+use arm_ik::ik::rotation_error;
 use arm_ik::model::{Chain, JointKind};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 

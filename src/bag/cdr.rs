@@ -8,7 +8,7 @@
 //! serde data model we would have to mirror message by message or are
 //! unmaintained. What matters (alignment from offset 4, strings with their
 //! NUL counted in the length, both byte orders) is tested below and
-//! against the independent Python `rosbags` library (`tests/bag_rosbags.rs`).
+//! against the independent Python `rosbags` library (`tests/bag.rs`).
 
 use thiserror::Error;
 
@@ -22,6 +22,7 @@ pub enum Endian {
 /// What is wrong with a CDR payload. Offsets count from the start of the
 /// message, header included.
 #[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CdrError {
     #[error("message is {len} bytes, shorter than the 4-byte CDR encapsulation header")]
     NoHeader { len: usize },
@@ -66,10 +67,6 @@ impl<'a> CdrReader<'a> {
             pos: HEADER,
             endian,
         })
-    }
-
-    pub fn endian(&self) -> Endian {
-        self.endian
     }
 
     /// Bytes not yet read (trailing padding is allowed by CDR).
@@ -259,7 +256,7 @@ mod tests {
             assert_eq!(b.len(), 4 + 8 + 8 + 4);
             assert_eq!(&b[8..11], b"ab\0");
             let mut r = CdrReader::new(&b).unwrap();
-            assert_eq!(r.endian(), endian);
+            assert_eq!(r.endian, endian);
             assert_eq!(r.string("s").unwrap(), "ab");
             assert_eq!(r.f64("x").unwrap(), 1.5);
             assert_eq!(r.i32("i").unwrap(), -3);

@@ -7,16 +7,28 @@
 //! bag of any size replays in the same memory. A read error ends the stream
 //! after the messages before it (a truncated bag still replays up to the
 //! cut).
+//!
+//! The storage formats, CDR and the messages are private modules; what a
+//! caller needs is re-exported here. [`output`] stays a module of its own:
+//! its rules cover every file a command writes, not only bags, and its
+//! functions read right with its name (`output::write_file`).
 
-pub mod cdr;
+mod cdr;
 mod compression;
-pub mod mcap;
-pub mod messages;
-pub mod metadata;
+mod mcap;
+mod messages;
+mod metadata;
 pub mod output;
-pub mod scenario;
-pub mod sqlite;
+mod scenario;
+mod sqlite;
 mod writer;
+
+pub use cdr::{CdrError, Endian};
+pub use messages::{
+    Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
+};
+pub use scenario::{Scenario, TooBig, Waypoint};
+pub use writer::{BagWriter, TopicId};
 
 use metadata::{BagInfo, MetadataFile};
 use std::collections::{BTreeMap, VecDeque};
@@ -24,10 +36,10 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
-pub use writer::{BagWriter, TopicId};
 
 /// What went wrong with a bag, always naming the file.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum BagError {
     #[error("{}: {source}", path.display())]
     Io {
@@ -85,13 +97,15 @@ pub struct TopicInfo {
 }
 
 /// A rosbag2 storage plugin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Storage {
     Mcap,
     Sqlite3,
 }
 
 impl Storage {
+    pub const ALL: [Storage; 2] = [Storage::Mcap, Storage::Sqlite3];
+
     pub fn identifier(self) -> &'static str {
         match self {
             Storage::Mcap => "mcap",
@@ -99,6 +113,7 @@ impl Storage {
         }
     }
 
+    /// The file extension of its storage files.
     fn extension(self) -> &'static str {
         match self {
             Storage::Mcap => "mcap",
@@ -128,6 +143,24 @@ impl Storage {
                 ),
             })
         }
+    }
+}
+
+/// By rosbag2's plugin identifier (`mcap`, `sqlite3`), as `ros2 bag
+/// record --storage` takes it.
+impl std::str::FromStr for Storage {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Storage, String> {
+        Storage::ALL
+            .into_iter()
+            .find(|st| st.identifier() == s)
+            .ok_or_else(|| format!("unknown storage '{s}' (choose mcap or sqlite3)"))
+    }
+}
+
+impl Display for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.identifier())
     }
 }
 

@@ -17,6 +17,7 @@ use thiserror::Error;
 
 /// Why an output may not be written.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum OutputError {
     #[error("{}: already exists; give --overwrite to replace it", .path.display())]
     Exists { path: PathBuf },

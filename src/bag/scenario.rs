@@ -36,6 +36,7 @@ pub const MAX_MESSAGES: u64 = 5_000_000;
 
 /// A scenario that would write a larger bag than asked for is likely.
 #[derive(Debug, Error, PartialEq)]
+#[non_exhaustive]
 pub enum TooBig {
     #[error(
         "rate_hz {rate_hz} is above {MAX_RATE_HZ} Hz, the most make-bag writes without --force"
@@ -187,8 +188,9 @@ impl Scenario {
         (last * self.rate_hz + 1e-9).floor() as u64 + 1
     }
 
-    /// Refuses a rate above [`MAX_RATE_HZ`] or more than [`MAX_MESSAGES`]
-    /// messages (asking for `--force`).
+    /// Refuses a scenario larger than `make-bag` writes without `--force`:
+    /// a rate above 1 kHz or a bag of more than five million messages
+    /// ([`TooBig`] says which, and by how much).
     pub fn check_size(&self) -> Result<(), TooBig> {
         if self.rate_hz > MAX_RATE_HZ {
             return Err(TooBig::Rate {

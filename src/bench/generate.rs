@@ -4,7 +4,7 @@
 
 use super::{NamedSeed, PathSpan, Sample, TargetSet};
 use crate::ik::Rng;
-use crate::ik::metric::rotation_error;
+use crate::ik::rotation_error;
 use crate::model::{Chain, Frames, JointKind};
 use nalgebra::{DMatrix, UnitQuaternion};
 use std::path::PathBuf;

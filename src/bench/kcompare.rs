@@ -1,16 +1,25 @@
 //! The `k` crate's JacobianIkSolver on the same chain and targets, for
 //! `arm_ik bench --compare k`. `k` 0.32 builds on an older nalgebra, so
 //! poses cross the boundary as plain arrays.
+//!
+//! Built with the `compare-k` feature only: nothing else needs `k`. Without
+//! it [`KChain`] has no values and [`KChain::load`] says how to build the
+//! comparison in.
 
-use super::{Answer, Criteria, Record, TargetSet, run_with};
+#[cfg(feature = "compare-k")]
+use super::{Answer, run_with};
+use super::{Criteria, Record, TargetSet};
 use crate::model::Chain;
-use k::InverseKinematicsSolver;
-use k::nalgebra as kna;
+#[cfg(feature = "compare-k")]
+use k::{InverseKinematicsSolver, nalgebra as kna};
 use std::path::Path;
+#[cfg(feature = "compare-k")]
 use std::time::Instant;
 use thiserror::Error;
 
+/// Why the comparison with `k` cannot run.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum KError {
     #[error("k cannot load {path}: {detail}")]
     Load { path: String, detail: String },
@@ -18,15 +27,22 @@ pub enum KError {
     NoLink(String),
     #[error("k's chain has joints {k:?}, arm_ik's has {ours:?}")]
     Mismatch { k: Vec<String>, ours: Vec<String> },
+    #[error(
+        "this arm_ik was built without the comparison with k; build it in with the \
+         compare-k feature: cargo run --release --features compare-k -- bench ... --compare k"
+    )]
+    NotBuilt,
 }
 
 /// A `k` serial chain matching one of our chains.
+#[cfg(feature = "compare-k")]
 pub struct KChain {
     /// From the first joint below our base link to our tip link, so k's
     /// end transform is relative to the base, as ours is.
     chain: k::SerialChain<f64>,
 }
 
+#[cfg(feature = "compare-k")]
 impl KChain {
     /// Loads `urdf` with `k` and cuts the chain from `base` to `tip`.
     pub fn load(urdf: &Path, ours: &Chain) -> Result<KChain, KError> {
@@ -105,6 +121,7 @@ impl KChain {
 /// k's error as a reason that is the same for every query it stands for
 /// (its own messages carry the residuals), so failures can be counted by
 /// reason.
+#[cfg(feature = "compare-k")]
 fn reason(e: &k::Error) -> String {
     match e {
         k::Error::NotConvergedError { .. } => "did not converge".to_owned(),
@@ -112,5 +129,29 @@ fn reason(e: &k::Error) -> String {
             "singular Jacobian (cannot invert it at the seed or on the way)".to_owned()
         }
         other => other.to_string(),
+    }
+}
+
+/// Stands for the `k` chain in a build without the `compare-k` feature. It
+/// has no values, so [`KChain::load`] is all a caller can reach.
+#[cfg(not(feature = "compare-k"))]
+pub enum KChain {}
+
+#[cfg(not(feature = "compare-k"))]
+impl KChain {
+    /// Fails with [`KError::NotBuilt`], which says how to get the
+    /// comparison.
+    pub fn load(_urdf: &Path, _ours: &Chain) -> Result<KChain, KError> {
+        Err(KError::NotBuilt)
+    }
+
+    /// Never called: there is no `KChain` to call it on.
+    pub fn fk(&self, _q: &[f64]) -> ([f64; 3], [f64; 4]) {
+        match *self {}
+    }
+
+    /// Never called: there is no `KChain` to call it on.
+    pub fn run(&self, _: &Chain, _: &TargetSet, _: &[f64], _: &Criteria) -> Vec<Record> {
+        match *self {}
     }
 }

@@ -20,11 +20,11 @@ mod targets;
 pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
 pub use summary::{
-    FailureCount, PathFigures, Protocol, STEP_LIMIT, Summary, percentile, summarize,
+    BenchProtocol, FailureCount, PathFigures, STEP_LIMIT, Summary, percentile, summarize,
 };
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
-use crate::ik::{Solver, Target, metric};
+use crate::ik::{Solver, Target, joint_distance, orientation_distance};
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -54,7 +54,7 @@ pub struct Record {
     pub position_error: f64,
     pub orientation_error: f64,
     pub iterations: u32,
-    /// `|q - seed|` (rad, [`metric::joint_distance`]); NaN when there is no
+    /// `|q - seed|` (rad, [`joint_distance`]); NaN when there is no
     /// usable answer.
     pub distance: f64,
     /// Path protocol: the largest change of one joint from the previous
@@ -138,7 +138,7 @@ pub fn judge(
     let target = sample_target(sample, c.position_only);
     let position_error = (target.position - tip.translation.vector).norm();
     let orientation_error = match target.orientation {
-        Some(o) => metric::orientation_distance(&tip, &o),
+        Some(o) => orientation_distance(&tip, &o),
         None => 0.0,
     };
     let verdict = if !chain.within_limits(q) {
@@ -273,7 +273,7 @@ fn record(
         orientation_error: j.orientation_error,
         iterations: answer.iterations,
         distance: if usable {
-            metric::joint_distance(chain, &q, seed, &[])
+            joint_distance(chain, &q, seed, &[])
         } else {
             f64::NAN
         },

@@ -11,7 +11,7 @@ pub const STEP_LIMIT: f64 = 0.1;
 /// Which protocol a run followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Protocol {
+pub enum BenchProtocol {
     /// Every target from the same named seed.
     Targets,
     /// Continuous paths, each target from the previous answer.
@@ -23,7 +23,7 @@ pub enum Protocol {
 pub struct Summary {
     pub solver: String,
     pub targets: String,
-    pub protocol: Protocol,
+    pub protocol: BenchProtocol,
     pub n: usize,
     /// Fraction of queries that succeeded, in `[0, 1]`.
     pub success_rate: f64,
@@ -112,9 +112,9 @@ pub fn summarize(solver: &str, set: &TargetSet, records: &[Record], c: &Criteria
         solver: solver.to_owned(),
         targets: set.name(),
         protocol: if set.paths.is_empty() {
-            Protocol::Targets
+            BenchProtocol::Targets
         } else {
-            Protocol::Paths
+            BenchProtocol::Paths
         },
         n,
         success_rate: mean(successes as f64),

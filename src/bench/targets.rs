@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
+/// Why a target file cannot be used, naming the file.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum TargetFileError {
     #[error("{path}: cannot read the target file: {detail}")]
     Unreadable { path: String, detail: String },

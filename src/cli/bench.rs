@@ -2,7 +2,7 @@
 //! in `../shared/targets/README.md`, or paths).
 
 use super::settings_args::SolverArgs;
-use arm_ik::bench::{self, Criteria, KChain, Protocol, STEP_LIMIT, Summary, TargetSet};
+use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
 use serde_json::json;
@@ -49,6 +49,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let seed = set.seed(&a.seed_name)?.to_vec();
+    // Before our own run, so a comparison that cannot run fails at once.
+    let k = match a.compare.as_deref() {
+        None => None,
+        Some("k") => Some(KChain::load(&urdf, &chain)?),
+        Some(other) => anyhow::bail!(
+            "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
+        ),
+    };
     let (config, common) = a.solver.config(&chain)?;
     let criteria = Criteria {
         position_tolerance: a.solver.position_tolerance,
@@ -65,17 +73,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let ours = bench::summarize(&name, &set, &records, &criteria);
 
-    let other = match a.compare.as_deref() {
-        None => None,
-        Some("k") => {
-            let kc = KChain::load(&urdf, &chain)?;
-            let rec = kc.run(&chain, &set, &seed, &criteria);
-            Some(bench::summarize("k", &set, &rec, &criteria))
-        }
-        Some(other) => anyhow::bail!(
-            "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
-        ),
-    };
+    let other = k.map(|kc| {
+        let rec = kc.run(&chain, &set, &seed, &criteria);
+        bench::summarize("k", &set, &rec, &criteria)
+    });
 
     if let Some(path) = &a.output {
         let raw = json!({
@@ -104,8 +105,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// The figures as a table, one row per solver.
 fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
     let start = match ours.protocol {
-        Protocol::Targets => format!("every target from seed '{seed_name}'"),
-        Protocol::Paths => "paths, each target from the previous answer".to_owned(),
+        BenchProtocol::Targets => format!("every target from seed '{seed_name}'"),
+        BenchProtocol::Paths => "paths, each target from the previous answer".to_owned(),
     };
     println!(
         "{} targets, tolerance {:.0e} m / {:.0e} rad, budget {} ms, {start}",

@@ -1,5 +1,5 @@
 //! `arm_ik latency`: the node's input-to-servo latency in simulation, p50,
-//! p99 and max, reproducible with one command (p99 <= 1 ms), for targets,
+//! p99 and max, reproducible with one command (goal: p99 <= 1 ms), for targets,
 //! jog twists or drags of the target marker (`--input`).
 //! `benches/node.rs` measures the same path under criterion.
 
@@ -45,7 +45,8 @@ pub struct Args {
     json: bool,
 }
 
-/// The goal, shown next to the figures.
+/// The node's latency goal (README, Benchmarks), shown next to the
+/// figures.
 const GOAL_P99_US: f64 = 1000.0;
 
 fn us(s: &TimeSummary) -> serde_json::Value {

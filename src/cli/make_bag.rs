@@ -2,12 +2,11 @@
 //! scenarios need no robot and no ROS.
 
 use super::progress::Progress;
-use arm_ik::bag::cdr::Endian;
 use arm_ik::bag::output::{Existing, Inputs};
-use arm_ik::bag::scenario::Scenario;
-use arm_ik::bag::{BagWriter, Storage};
+use arm_ik::bag::{BagWriter, Endian, Scenario, Storage};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,7 +16,8 @@ pub struct Args {
     /// .mcap file with --storage mcap; it must not exist (see --overwrite).
     #[arg(long)]
     output: PathBuf,
-    #[arg(long, value_enum, default_value = "mcap")]
+    /// The rosbag2 storage plugin: mcap or sqlite3.
+    #[arg(long, default_value = "mcap", value_parser = Storage::from_str)]
     storage: Storage,
     /// Play the waypoints this many times (overrides the file's `repeat`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]

@@ -83,14 +83,6 @@ impl Bounds {
         b
     }
 
-    pub fn len(&self) -> usize {
-        self.lower.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lower.is_empty()
-    }
-
     /// Brings a seed into range (NaN becomes the middle of the range) and
     /// pins locked joints at it. Call once per solve, before iterating.
     pub fn lock_at(&mut self, chain: &Chain, seed: &[f64], q: &mut [f64]) {
@@ -120,13 +112,6 @@ impl Bounds {
     #[inline]
     pub fn clamp_one(&self, i: usize, v: f64) -> f64 {
         v.clamp(self.lower[i], self.upper[i])
-    }
-
-    /// Clamps every joint into its bounds.
-    pub fn clamp(&self, q: &mut [f64]) {
-        for (i, v) in q.iter_mut().enumerate() {
-            *v = self.clamp_one(i, *v);
-        }
     }
 
     /// Final form of a joint vector: clamped, continuous joints wrapped into
@@ -193,12 +178,6 @@ impl Bounds {
             PI
         };
         lo + (hi - lo) * u
-    }
-
-    pub fn contains(&self, q: &[f64]) -> bool {
-        q.iter()
-            .enumerate()
-            .all(|(i, v)| v.is_finite() && *v >= self.lower[i] && *v <= self.upper[i])
     }
 }
 

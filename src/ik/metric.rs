@@ -25,7 +25,7 @@ impl Default for Tolerance {
 
 /// How far the tip is from the target, in the base frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PoseError {
+pub struct PoseDeviation {
     /// Target position minus tip position (m).
     pub position: Vector3<f64>,
     /// Rotation that takes the tip's orientation to the target's, as an
@@ -33,7 +33,7 @@ pub struct PoseError {
     pub rotation: Vector3<f64>,
 }
 
-impl PoseError {
+impl PoseDeviation {
     pub fn position_norm(&self) -> f64 {
         self.position.norm()
     }
@@ -57,13 +57,13 @@ impl PoseError {
 
 /// The error of `tip` against `target`. Orientation counts only when the
 /// target asks for it (an orientation weight of 0 means position only).
-pub fn pose_error(tip: &Transform, target: &Target) -> PoseError {
+pub fn pose_error(tip: &Transform, target: &Target) -> PoseDeviation {
     let position = target.position - tip.translation.vector;
     let rotation = match target.orientation {
         Some(q) if target.orientation_weight > 0.0 => rotation_error(tip, &q),
         _ => Vector3::zeros(),
     };
-    PoseError { position, rotation }
+    PoseDeviation { position, rotation }
 }
 
 /// Axis-angle of `target * tip⁻¹` in the base frame: the rotation to apply

@@ -1,39 +1,46 @@
 //! Inverse kinematics: several solvers behind one interface.
 //!
 //! Every solver takes a [`Target`] and a seed and returns a [`Solution`]
-//! whose joints are finite and inside the limits, whatever came in. The
-//! pieces they share live here and in the sibling modules: the joint bounds
-//! after per-joint modes ([`bounds`]), the pose error ([`metric`]), and the
-//! final check that turns a joint vector into a [`Solution`] ([`finish`]).
+//! whose joints are finite and inside the limits, whatever came in. Pick one
+//! by [`SolverKind`] or build its options ([`SolverConfig`]), bind it to a
+//! chain with [`Solver::new`] and call [`Solver::solve`] as often as needed:
+//! the solver keeps its scratch memory between calls.
+//!
+//! The pieces every solver shares live in private modules beside them: the
+//! joint bounds after per-joint modes ([`JointMode`]), the pose error and
+//! the joint distance ([`Tolerance`], [`joint_distance`]), and the final
+//! check that turns a joint vector into a [`Solution`].
 
-pub mod analytic;
-pub mod bounds;
-pub mod ccd;
-pub mod fabrik;
-pub mod geometry;
+mod analytic;
+mod bounds;
+mod ccd;
+mod fabrik;
+mod geometry;
 mod heuristic;
-pub mod jacobian;
-pub mod metric;
+mod jacobian;
+mod metric;
 mod rng;
 mod solution;
 mod target;
 
-pub use analytic::{AnalyticOptions, Bend};
+pub use analytic::{AnalyticOptions, AnalyticSolver, Bend, HipKnee, Layout, approach_pitch};
 pub use bounds::{Bounds, JointMode};
-pub use ccd::CcdOptions;
-pub use fabrik::FabrikOptions;
-pub use jacobian::{Closest, JacobianOptions};
-pub use metric::{PoseError, Tolerance};
+pub use ccd::{CcdOptions, CcdSolver};
+pub use fabrik::{FabrikOptions, FabrikSolver};
+pub use jacobian::{Closest, JacobianOptions, JacobianSolver, reach};
+pub use metric::{Tolerance, joint_distance, orientation_distance, rotation_error};
 pub use rng::Rng;
-pub use solution::{Outcome, Reason, Solution, SolveStatus, finish};
+pub use solution::{Reason, Solution, SolveStatus};
 pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
+use solution::{Outcome, finish};
 use thiserror::Error;
 
 /// Errors that stop a solve before it starts. Everything that can be
 /// answered with a best-effort pose is a [`SolveStatus`], not an error.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum IkError {
     #[error("target {field} is not finite: {value}")]
     NonFiniteTarget { field: &'static str, value: String },

@@ -8,6 +8,7 @@ use thiserror::Error;
 
 /// Why a URDF could not be turned into a chain.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ModelError {
     #[error("{source_name}: cannot read the URDF file: {detail}")]
     Unreadable { source_name: String, detail: String },

@@ -4,8 +4,8 @@
 //! code, on whatever clock they pass to [`NodeCore::tick`].
 //!
 //! The commands that operate the arm without a target (joint moves, the
-//! gripper, relax and enable, named poses) are in [`operate`]; new settings
-//! while it runs (live tuning) in [`retune`].
+//! gripper, relax and enable, named poses) are in `operate`; new settings
+//! while it runs (live tuning) in `retune`.
 
 mod operate;
 mod retune;
@@ -34,6 +34,7 @@ const MAX_ECHO: usize = 120;
 
 /// A node that cannot start, and why.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum NodeError {
     #[error("invalid node setting {name}: {why}")]
     Config { name: &'static str, why: String },

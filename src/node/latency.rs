@@ -2,7 +2,7 @@
 //! [`NodeCore::command`] (a target, a jog twist or a drag of the target
 //! marker, [`LatencyInput`]) through the [`NodeCore::tick`] that acts on it
 //! to the servo command and the joint state. This is the latency the arm's
-//! user feels (issue 4 asks for p99 <= 1 ms in simulation), measured on the
+//! user feels (the goal is p99 <= 1 ms in simulation), measured on the
 //! real node code rather than on the solver alone, because the motion
 //! limiter, the servo output and the status bookkeeping are on the same
 //! path.

@@ -21,6 +21,7 @@ use thiserror::Error;
 
 /// A poses file that cannot be used, and exactly why.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum PoseError {
     #[error("poses file {path}: {detail}")]
     Unreadable { path: String, detail: String },

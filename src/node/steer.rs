@@ -16,7 +16,7 @@ use super::marker::{Drag, MarkerFeedback, MarkerSnapshot, MarkerUpdate, TargetMa
 use super::motion::{AxisLimits, MotionLimiter, brake_speed};
 use super::settings::JogSettings;
 use super::status::{RejectReason, SteerMode, SteerStatus};
-use crate::ik::jacobian::reach;
+use crate::ik::reach;
 use crate::ik::{JointMode, Target};
 use crate::model::{Chain, Transform};
 use nalgebra::UnitQuaternion;

@@ -25,7 +25,7 @@ pub use outcome::{CheckName, FailureKind, LimitKind};
 pub use report::{Check, MessageFailure, Report, Thresholds, TickFailure};
 pub use sink::{OutputBag, Outputs, TickSink};
 
-use crate::bag::messages::TargetType;
+use crate::bag::TargetType;
 use crate::bag::{BagMessage, BagReader};
 use crate::node::{NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;

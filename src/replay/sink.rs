@@ -4,10 +4,10 @@
 //! plot.
 
 use super::plot::PlotRecorder;
-use crate::bag::cdr::Endian;
-use crate::bag::messages::{Header, JOINT_STATE, JointStateMsg, TargetType};
+use crate::bag::Endian;
 use crate::bag::output::{Existing, Inputs};
 use crate::bag::{BagError, BagMessage, BagWriter, Storage, TopicId};
+use crate::bag::{Header, JOINT_STATE, JointStateMsg, TargetType};
 use crate::node::JointState;
 use std::path::Path;
 

@@ -5,8 +5,7 @@
 //! to the live node; replay counts such messages as `wrong_type`.
 
 use super::outcome::FailureKind;
-use crate::bag::messages::{StampedTarget, TargetType};
-use crate::bag::{BagMessage, TopicInfo};
+use crate::bag::{BagMessage, StampedTarget, TargetType, TopicInfo};
 use crate::node::TargetMsg;
 
 /// The two target topics, remappable as the node's are.

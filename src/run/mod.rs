@@ -5,7 +5,7 @@
 //! [`ServoOutput`](crate::servo::ServoOutput) interface, and the choice of
 //! hardware (virtual servos, or which protocol on which port, from the
 //! node's parameters or a servo file) is made here, at the edge that builds
-//! the node ([`build`]). Without ROS, [`driver::run`] is the loop: commands
+//! the node (`build`). Without ROS, [`driver::run`] is the loop: commands
 //! from a [`Source`] (a built-in path, JSON lines in the format of
 //! [`lines`], a target bag at its recorded timing), one tick per period on
 //! a simulated or wall clock, a [`RunSummary`] at the end.

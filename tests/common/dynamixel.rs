@@ -6,7 +6,7 @@
 use super::TempDir;
 use super::bus_sim::Sim;
 use arm_ik::servo::dynamixel::packet;
-use arm_ik::servo::dynamixel::{Register, Status, StatusReader};
+use arm_ik::servo::dynamixel::{Register, StatusPacket, StatusReader};
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
@@ -60,7 +60,12 @@ impl Bus {
 
     /// Sends `packet`, then collects up to `n` status packets for at most
     /// `timeout`, counting decoding errors (there must be none).
-    pub fn transact(&mut self, packet: &[u8], n: usize, timeout: Duration) -> (Vec<Status>, usize) {
+    pub fn transact(
+        &mut self,
+        packet: &[u8],
+        n: usize,
+        timeout: Duration,
+    ) -> (Vec<StatusPacket>, usize) {
         self.port.write_all(packet).unwrap();
         let end = Instant::now() + timeout;
         let (mut got, mut bad) = (Vec::new(), 0);
@@ -82,7 +87,7 @@ impl Bus {
     }
 
     /// One reply (from `id`), which must come.
-    pub fn ask(&mut self, packet: Result<Vec<u8>, packet::EncodeError>, id: u8) -> Status {
+    pub fn ask(&mut self, packet: Result<Vec<u8>, packet::EncodeError>, id: u8) -> StatusPacket {
         let (mut got, _) = self.transact(&packet.unwrap(), 1, Duration::from_millis(300));
         assert_eq!(got.len(), 1, "servo {id} did not answer");
         let s = got.remove(0);
@@ -90,7 +95,7 @@ impl Bus {
         s
     }
 
-    pub fn read(&mut self, id: u8, r: Register) -> (i64, Status) {
+    pub fn read(&mut self, id: u8, r: Register) -> (i64, StatusPacket) {
         let s = self.ask(packet::read_register(id, r), id);
         (r.decode(s.data(r.size.into()).unwrap()).unwrap(), s)
     }

@@ -3,14 +3,21 @@
 //! Not every test file uses every helper.
 #![allow(dead_code)]
 
+#[cfg(feature = "app")]
 pub mod bus_sim;
+#[cfg(feature = "app")]
 pub mod dynamixel;
+#[cfg(feature = "app")]
 pub mod feetech;
+#[cfg(feature = "app")]
 pub mod firmware;
+#[cfg(feature = "app")]
 pub mod pulses;
 
+#[cfg(feature = "app")]
 use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
+#[cfg(feature = "app")]
 use arm_ik::node::{MemoryNode, NodeConfig, NodeCore, TargetMsg};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,6 +112,7 @@ pub fn all_chains() -> Vec<(PathBuf, Option<&'static str>, Option<&'static str>)
 }
 
 /// Runs the `arm_ik` binary of this build from the project folder.
+#[cfg(feature = "app")]
 pub fn arm_ik(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
         .args(args)
@@ -253,6 +261,7 @@ pub fn arm_with_gripper() -> Chain {
 /// at (0.15, 0, 0.15) m, in front of the arm with room all around (the
 /// jog and marker tests start there). Returns the node, its period and
 /// the next tick's number.
+#[cfg(feature = "app")]
 pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
     let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
     let config = NodeConfig::default();

@@ -1,7 +1,7 @@
 //! Analytic hip-knee solver: a yaw or roll joint, then two parallel joints, in closed form.
 //!
 //! The structure is read from the chain at its zero configuration (see
-//! [`describe`]): joint 1 turns the whole limb about its axis `u`; joints 2
+//! [`HipKnee::measure`]): joint 1 turns the whole limb about its axis `u`; joints 2
 //! and 3 (hip and knee, or shoulder and elbow) have parallel axes `a`
 //! perpendicular to `u`, so they move the limb inside one plane. Everything
 //! the limb carries keeps a constant component along `a` (the lateral offset
@@ -20,7 +20,7 @@ mod solver;
 mod structure;
 
 pub use solver::AnalyticSolver;
-pub use structure::{HipKnee, Layout, approach_pitch, describe};
+pub use structure::{HipKnee, Layout, approach_pitch};
 
 use nalgebra::Vector3;
 

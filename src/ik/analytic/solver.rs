@@ -4,7 +4,7 @@
 
 use super::planar::{Arcs, Branch, Candidate, Plan, fit_winding};
 use super::polish::Secondary;
-use super::structure::{HipKnee, describe, rotate};
+use super::structure::{HipKnee, rotate};
 use super::{AnalyticOptions, Bend};
 use crate::ik::bounds::Bounds;
 use crate::ik::geometry::angle_about_axis;
@@ -38,7 +38,7 @@ const WALK_MAX_STEP: f64 = 0.05;
 
 impl AnalyticSolver {
     pub fn new(chain: &Chain, options: AnalyticOptions, common: Common) -> Result<Self, IkError> {
-        let geometry = describe(chain)?;
+        let geometry = HipKnee::measure(chain)?;
         if let Some(p) = options.pitch
             && !p.is_finite()
         {
@@ -73,7 +73,7 @@ impl AnalyticSolver {
         &self.chain
     }
 
-    /// The measured geometry (what [`describe`] returns).
+    /// The measured geometry (what [`HipKnee::measure`] returns).
     pub fn geometry(&self) -> &HipKnee {
         &self.geometry
     }

@@ -19,7 +19,8 @@ pub enum Layout {
 }
 
 /// The closed-form geometry of a chain the analytic solver fits, measured
-/// at the zero configuration in the base frame. Build it with [`describe`].
+/// at the zero configuration in the base frame. Build it with
+/// [`HipKnee::measure`].
 #[derive(Debug, Clone)]
 pub struct HipKnee {
     pub layout: Layout,
@@ -105,57 +106,59 @@ fn perpendicular_deviation(x: &Vector3<f64>, y: &Vector3<f64>) -> f64 {
     x.dot(y).clamp(-1.0, 1.0).asin().abs()
 }
 
-/// Checks whether the analytic solver fits `chain` and measures its
-/// geometry. The error says exactly why not (which joint, which angle, by
-/// how much), for `arm_ik check`.
-pub fn describe(chain: &Chain) -> Result<HipKnee, IkError> {
-    check_joints(chain)?;
-    let z = ZeroPose::new(chain);
-    let n = chain.dof();
-    let (p, axis) = (|i| z.origin(i), |i| z.axis(i));
-    let (u, a) = (axis(0), axis(1));
-    let deviation = check_axes(&z)?;
-    let e1 = (u - a * a.dot(&u)).normalize();
-    let e2 = a.cross(&e1);
-    let PlanarLinks { u1, u2, end } = planar_links(&z, &e1, &e2)?;
-    let approach = approach_direction(&z, &e1, &e2)?;
-    let tip = z.tip.translation.vector;
-    let forward = a.cross(&u);
-    let inv = z.tip.rotation.inverse();
-    let sign_along = |i: usize, v: &Vector3<f64>| {
-        if n > i { axis(i).dot(v).signum() } else { 1.0 }
-    };
-    Ok(HipKnee {
-        layout: match n {
-            3 => Layout::HipKnee,
-            4 => Layout::WristPitch,
-            _ => Layout::WristPitchRoll,
-        },
-        joints: chain.joints.iter().map(|j| j.name.clone()).collect(),
-        lateral_offset: (tip - p(0)).dot(&a),
-        links: (u1.norm(), u2.norm()),
-        deviation: deviation.0,
-        deviation_joint: deviation.1,
-        dof: n,
-        p1: p(0),
-        u,
-        a,
-        s3: sign_along(2, &a),
-        s4: sign_along(3, &a),
-        e1,
-        e2,
-        p2: p(1),
-        end,
-        tip,
-        roll: (n == 5).then(|| (p(4), axis(4))),
-        s5: sign_along(4, &approach),
-        u1,
-        u2,
-        beta: cross2(&u1, &u2).atan2(u1.dot(&u2)),
-        approach_tool: inv * approach,
-        side_tool: inv * a,
-        pitch0: approach.dot(&u).atan2(approach.dot(&forward)),
-    })
+impl HipKnee {
+    /// Checks whether the analytic solver fits `chain` and measures its
+    /// geometry. The error says exactly why not (which joint, which angle, by
+    /// how much), for `arm_ik check`.
+    pub fn measure(chain: &Chain) -> Result<HipKnee, IkError> {
+        check_joints(chain)?;
+        let z = ZeroPose::new(chain);
+        let n = chain.dof();
+        let (p, axis) = (|i| z.origin(i), |i| z.axis(i));
+        let (u, a) = (axis(0), axis(1));
+        let deviation = check_axes(&z)?;
+        let e1 = (u - a * a.dot(&u)).normalize();
+        let e2 = a.cross(&e1);
+        let PlanarLinks { u1, u2, end } = planar_links(&z, &e1, &e2)?;
+        let approach = approach_direction(&z, &e1, &e2)?;
+        let tip = z.tip.translation.vector;
+        let forward = a.cross(&u);
+        let inv = z.tip.rotation.inverse();
+        let sign_along = |i: usize, v: &Vector3<f64>| {
+            if n > i { axis(i).dot(v).signum() } else { 1.0 }
+        };
+        Ok(HipKnee {
+            layout: match n {
+                3 => Layout::HipKnee,
+                4 => Layout::WristPitch,
+                _ => Layout::WristPitchRoll,
+            },
+            joints: chain.joints.iter().map(|j| j.name.clone()).collect(),
+            lateral_offset: (tip - p(0)).dot(&a),
+            links: (u1.norm(), u2.norm()),
+            deviation: deviation.0,
+            deviation_joint: deviation.1,
+            dof: n,
+            p1: p(0),
+            u,
+            a,
+            s3: sign_along(2, &a),
+            s4: sign_along(3, &a),
+            e1,
+            e2,
+            p2: p(1),
+            end,
+            tip,
+            roll: (n == 5).then(|| (p(4), axis(4))),
+            s5: sign_along(4, &approach),
+            u1,
+            u2,
+            beta: cross2(&u1, &u2).atan2(u1.dot(&u2)),
+            approach_tool: inv * approach,
+            side_tool: inv * a,
+            pitch0: approach.dot(&u).atan2(approach.dot(&forward)),
+        })
+    }
 }
 
 /// The chain at its zero configuration, where the structure is read.
@@ -350,7 +353,7 @@ impl std::fmt::Display for HipKnee {
 /// straight up, -pi/2 straight down. Ideally it equals
 /// `pitch(0) - (q2 + q3 + q4)` with each joint signed along joint 2's axis.
 pub fn approach_pitch(chain: &Chain, q: &[f64]) -> Result<f64, IkError> {
-    Ok(describe(chain)?.approach_pitch(chain, q))
+    Ok(HipKnee::measure(chain)?.approach_pitch(chain, q))
 }
 
 impl HipKnee {

@@ -4,7 +4,7 @@
 
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
-use crate::ik::metric::{PoseError, joint_distance, pose_error};
+use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
 use crate::ik::{Reason, Target, Tolerance};
 use crate::model::Chain;
 use std::time::Instant;
@@ -103,7 +103,7 @@ pub(super) struct Attempt {
 
 /// The weighted error of the current configuration.
 pub(super) struct Residual {
-    pub err: PoseError,
+    pub err: PoseDeviation,
     /// `e`: position then rotation, each times its weight.
     pub e: [f64; 6],
     /// `|e|²`.
@@ -121,7 +121,7 @@ impl Descent<'_> {
         (self.target.position_weight, wo)
     }
 
-    pub(super) fn residual(&self, err: PoseError) -> Residual {
+    pub(super) fn residual(&self, err: PoseDeviation) -> Residual {
         let (wp, wo) = self.weights();
         let e = [
             wp * err.position.x,

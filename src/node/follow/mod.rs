@@ -29,8 +29,8 @@
 //! No randomness and no restarts: the answer follows from the current
 //! joints, so consecutive answers along a smooth path are close.
 
-use crate::ik::jacobian::reach;
-use crate::ik::metric::rotation_error;
+use crate::ik::reach;
+use crate::ik::rotation_error;
 use crate::ik::{Bounds, JointMode, Target};
 use crate::model::{Chain, Frames};
 use nalgebra::{Matrix3, SymmetricEigen, Vector3};

@@ -7,6 +7,7 @@ use serde_norway::Value;
 
 /// Why a ROS 2 parameter file could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParamFileError {
     #[error("{source_name}: cannot read the parameter file: {detail}")]
     Unreadable { source_name: String, detail: String },

@@ -18,6 +18,7 @@ use thiserror::Error;
 
 /// A new value that was refused; the old one stays.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum LiveError {
     /// Unknown, or of the wrong type.
     #[error(transparent)]

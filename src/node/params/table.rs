@@ -71,6 +71,7 @@ impl fmt::Display for ParamValue {
 
 /// A parameter that was refused before its value was looked at.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParamError {
     #[error("no parameter '{name}' (`arm_ik params` lists them)")]
     Unknown { name: String },

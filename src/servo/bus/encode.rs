@@ -16,6 +16,7 @@ pub const MAX_ID: u8 = 0xFC;
 
 /// Why a value cannot go into (or come out of) a register.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ValueError {
     #[error("value {value} does not fit the {size}-byte register at address {addr}")]
     OutOfRange { addr: u16, size: u8, value: i64 },
@@ -25,6 +26,7 @@ pub enum ValueError {
 
 /// Why an instruction packet could not be built. Nothing is sent then.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     #[error("servo id {id} is out of range (0..={MAX_ID}, or {BROADCAST_ID} to broadcast)")]
     BadId { id: u8 },

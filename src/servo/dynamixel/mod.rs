@@ -29,7 +29,7 @@ mod status_tests;
 pub use model::DynamixelModel;
 pub use packet::{BROADCAST_ID, EncodeError, MAX_ID};
 pub use session::DynamixelSession;
-pub use status::{ErrorByte, Status, StatusError, StatusReader};
+pub use status::{ErrorByte, StatusError, StatusPacket, StatusReader};
 pub use table::{HardwareError, OperatingMode, Register, reg};
 
 use super::joint::{Device, FieldError, Fields, JointMap};

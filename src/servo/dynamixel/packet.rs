@@ -41,7 +41,7 @@ pub mod inst {
     pub const SYNC_READ: u8 = 0x82;
     pub const SYNC_WRITE: u8 = 0x83;
     /// SYNC READ answered by one packet for all servos (see
-    /// [`super::status::split_fast_sync`]).
+    /// [`split_fast_sync`](crate::servo::dynamixel::status::split_fast_sync)).
     pub const FAST_SYNC_READ: u8 = 0x8A;
     pub const BULK_READ: u8 = 0x92;
     pub const BULK_WRITE: u8 = 0x93;

@@ -21,7 +21,7 @@
 
 use super::model::DynamixelModel;
 use super::packet;
-use super::status::{ErrorByte, Status, StatusReader, split_fast_sync};
+use super::status::{ErrorByte, StatusPacket, StatusReader, split_fast_sync};
 use super::table::{HardwareError, OperatingMode, Register, reg};
 use crate::servo::bus::{EncodeError, Servos, for_each_servo};
 use crate::servo::joint::{Effort, FieldError, Fields, JointMap};
@@ -160,7 +160,7 @@ impl DynamixelSession {
         p: Result<Vec<u8>, EncodeError>,
         len: usize,
         what: &str,
-    ) -> Result<Status, SessionError> {
+    ) -> Result<StatusPacket, SessionError> {
         let s = self.bus.request(io, k, p, len, what)?;
         self.readings.errors[k] = s.error;
         match s.error.error() {

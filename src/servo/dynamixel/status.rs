@@ -2,10 +2,10 @@
 //! in whatever a half-duplex bus delivers, and the one-packet reply of
 //! FAST SYNC READ.
 //!
-//! Status packet: `FF FF FD 00 ID LEN_L LEN_H 55 ERR P1..Pn CRC_L CRC_H`,
+//! StatusPacket packet: `FF FF FD 00 ID LEN_L LEN_H 55 ERR P1..Pn CRC_L CRC_H`,
 //! stuffed like an instruction packet. ERR: bit 7 is the alert (a
 //! hardware error is latched: read register 70), bits 0-6 an error number
-//! about this instruction (e-manual, "Status Packet").
+//! about this instruction (e-manual, "StatusPacket Packet").
 
 use super::crc::crc16;
 use super::packet::{BROADCAST_ID, EncodeError, HEADER, MAX_ID, MAX_PACKET_LEN, frame, inst};
@@ -118,13 +118,13 @@ impl std::fmt::Display for ErrorByte {
 
 /// A decoded status packet (parameters unstuffed).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub struct StatusPacket {
     pub id: u8,
     pub error: ErrorByte,
     pub params: Vec<u8>,
 }
 
-impl Status {
+impl StatusPacket {
     /// The parameters, checked to be exactly `len` bytes: a reply to a
     /// READ of `len` bytes that is longer or shorter is not trusted.
     pub fn data(&self, len: usize) -> Result<&[u8], StatusError> {
@@ -148,6 +148,7 @@ impl Status {
 
 /// Why bytes on the bus were not a usable status packet.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum StatusError {
     #[error("status packet from id {id}: CRC {got:#06x}, expected {expected:#06x}")]
     BadCrc { id: u8, expected: u16, got: u16 },
@@ -250,7 +251,7 @@ impl StatusReader {
 
     /// The next complete packet or error; `None` when more bytes are
     /// needed.
-    pub fn next_status(&mut self) -> Option<Result<Status, StatusError>> {
+    pub fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
         loop {
             if !self.rx.seek(&HEADER[..3]) {
                 return None;
@@ -295,7 +296,7 @@ impl StatusReader {
                 return Some(Err(StatusError::BadStuffing { id }));
             };
             self.rx.drop_front(total, false);
-            return Some(Ok(Status {
+            return Some(Ok(StatusPacket {
                 id,
                 error: ErrorByte(body[0]),
                 params: body[1..].to_vec(),
@@ -305,9 +306,9 @@ impl StatusReader {
 }
 
 impl StatusStream for StatusReader {
-    type Status = Status;
+    type Status = StatusPacket;
 
-    fn params_len(status: &Status) -> usize {
+    fn params_len(status: &StatusPacket) -> usize {
         status.params.len()
     }
 
@@ -315,7 +316,7 @@ impl StatusStream for StatusReader {
         self.rx.push(bytes);
     }
 
-    fn next_reply(&mut self) -> Option<Reply<Status>> {
+    fn next_reply(&mut self) -> Option<Reply<StatusPacket>> {
         Some(match self.next_status()? {
             Ok(status) => Reply::Packet {
                 id: status.id,
@@ -332,7 +333,7 @@ impl StatusStream for StatusReader {
 
 /// Decodes every complete status packet in `bytes` (a convenience over
 /// [`StatusReader`] for one buffer). An incomplete tail is ignored.
-pub fn decode_all(bytes: &[u8]) -> Vec<Result<Status, StatusError>> {
+pub fn decode_all(bytes: &[u8]) -> Vec<Result<StatusPacket, StatusError>> {
     let mut r = StatusReader::new();
     r.push(bytes);
     std::iter::from_fn(|| r.next_status()).collect()
@@ -352,7 +353,7 @@ pub struct FastSyncPart {
 /// the last servo's CRC is the packet's own. The packet CRC, checked by
 /// the reader, covers all of it, so the running CRCs are skipped here.
 pub fn split_fast_sync(
-    status: &Status,
+    status: &StatusPacket,
     len: usize,
     ids: &[u8],
 ) -> Result<Vec<FastSyncPart>, StatusError> {

@@ -6,8 +6,8 @@ use super::status::*;
 use super::table::reg;
 use proptest::prelude::*;
 
-fn ok(id: u8, error: u8, params: &[u8]) -> Result<Status, StatusError> {
-    Ok(Status {
+fn ok(id: u8, error: u8, params: &[u8]) -> Result<StatusPacket, StatusError> {
+    Ok(StatusPacket {
         id,
         error: ErrorByte(error),
         params: params.to_vec(),

@@ -70,6 +70,7 @@ impl StatusPacket {
 
 /// Why bytes on the bus were not a usable status packet.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum StatusError {
     #[error("status packet from id {id}: checksum {got:#04x}, expected {expected:#04x}")]
     BadChecksum { id: u8, expected: u8, got: u8 },

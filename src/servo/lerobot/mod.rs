@@ -47,6 +47,7 @@ pub struct MotorCalibration {
 
 /// Why a file cannot be imported. Each names the file and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ImportError {
     #[error("{file}: not JSON ({message})")]
     NotJson { file: String, message: String },
