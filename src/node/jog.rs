@@ -309,6 +309,21 @@ mod tests {
         )
     }
 
+    /// Sends `twist` in `frame` and advances the jog on each tick of `ticks`.
+    fn push(
+        jog: &mut Jog,
+        tip: &Transform,
+        twist: &TwistMsg,
+        frame: TwistFrame,
+        ticks: std::ops::Range<usize>,
+    ) {
+        let s = JogSettings::default();
+        for k in ticks {
+            jog.command(twist, frame, k as f64 * DT);
+            jog.advance(&s, tip, k as f64 * DT, DT);
+        }
+    }
+
     #[test]
     fn frames_are_the_base_or_the_tip_link_by_name() {
         let t = TwistMsg::new("", [0.0; 3], [0.0; 3]);
@@ -357,14 +372,10 @@ mod tests {
 
     #[test]
     fn tip_frame_twists_follow_the_tool_axes() {
-        let s = JogSettings::default();
         let mut jog = Jog::default();
         let tip = tip_pointing_forward();
         let twist = TwistMsg::new("", [0.0, 0.0, 0.05], [0.0; 3]);
-        for k in 0..20 {
-            jog.command(&twist, TwistFrame::Tip, k as f64 * DT);
-            jog.advance(&s, &tip, k as f64 * DT, DT);
-        }
+        push(&mut jog, &tip, &twist, TwistFrame::Tip, 0..20);
         // Tool z is base x here.
         let v = jog.velocity().0;
         assert!((v.x - 0.05).abs() < 1e-12 && v.z.abs() < 1e-12, "{v:?}");
@@ -405,10 +416,7 @@ mod tests {
         let mut jog = Jog::default();
         let tip = tip_pointing_forward();
         let out = TwistMsg::new("", [0.1, 0.0, 0.0], [0.0; 3]);
-        for k in 0..20 {
-            jog.command(&out, TwistFrame::Base, k as f64 * DT);
-            jog.advance(&s, &tip, k as f64 * DT, DT);
-        }
+        push(&mut jog, &tip, &out, TwistFrame::Base, 0..20);
         jog.halt(&tip);
         for k in 20..40 {
             jog.command(&out, TwistFrame::Base, k as f64 * DT);
