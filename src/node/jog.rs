@@ -131,6 +131,9 @@ pub struct Jog {
     /// singularity halted it: until the jog moves back against it, no
     /// twist pushes the tip that way again.
     blocked: Option<Vector3<f64>>,
+    /// The linear velocity the live twist asked for last tick (base
+    /// frame), before any slowing.
+    pushed: Vector3<f64>,
 }
 
 impl Jog {
@@ -197,6 +200,7 @@ impl Jog {
             }
             None => (Vector3::zeros(), Vector3::zeros()),
         };
+        self.pushed = want_linear;
         let want_linear = self.unblocked(want_linear);
         self.linear = approach(self.linear, want_linear, settings.linear_acceleration * dt);
         self.angular = approach(
@@ -247,7 +251,8 @@ impl Jog {
     /// there (as MoveIt Servo does); one that backs out, or turns
     /// sideways, moves it again from rest.
     pub fn halt(&mut self, reached: &Transform) {
-        if let Some(d) = self.linear.try_normalize(1e-12) {
+        let moving = self.linear.try_normalize(1e-12);
+        if let Some(d) = moving.or_else(|| self.pushed.try_normalize(1e-12)) {
             self.blocked = Some(d);
         }
         self.linear = Vector3::zeros();

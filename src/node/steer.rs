@@ -226,7 +226,7 @@ impl Steering {
         };
         self.before.copy_from_slice(&self.goal);
         if self.mode == SteerMode::Jog && self.jog.blocked_at_rest() {
-            self.brake(chain, status);
+            self.brake(chain, motion, status);
             self.target = Some(target);
             return Some(&self.goal);
         }
@@ -259,11 +259,20 @@ impl Steering {
     /// joints slow to rest within their accelerations and stay, instead
     /// of the follower chasing a target on the edge of the reach (there a
     /// tiny tip error asks for large joint steps, and the joints' momentum
-    /// swings the tip around the edge). The jog's target stays on the tip
-    /// so a twist back out starts from where it rests.
-    fn brake(&mut self, chain: &Chain, status: &mut SteerStatus) {
-        for (q, (lo, hi)) in self.goal.iter_mut().zip(&self.steps) {
-            *q += 0.0_f64.clamp(*lo, hi.max(*lo));
+    /// swings the tip around the edge). Braking starts from where the
+    /// joints are, not from the goal a tick ahead of them, so the limiter
+    /// has no lead left to chase. The jog's target stays on the tip so a
+    /// twist back out starts from where it rests.
+    fn brake(&mut self, chain: &Chain, motion: &MotionLimiter, status: &mut SteerStatus) {
+        let dt = motion.period();
+        let axes = motion
+            .limits()
+            .iter()
+            .zip(motion.position())
+            .zip(motion.velocity());
+        for (goal, ((l, &q), &v)) in self.goal.iter_mut().zip(axes) {
+            let (lo, hi) = tick_range(l, q, v, dt);
+            *goal = q + 0.0_f64.clamp(lo, hi);
         }
         self.jog.halt(&chain.fk(&self.goal));
         status.hold = Some(Hold::Singularity);
