@@ -220,4 +220,28 @@ fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
         prev = q;
     }
     assert!(held, "the status never said the arm is near a singularity");
+    // Halted, the arm stays put however long the push goes on: no drift
+    // around the edge of its reach.
+    let rest = tip(&node);
+    let mut drift: f64 = 0.0;
+    for _ in 0..(1.0 / dt) as u64 {
+        node.push_command(base_twist([0.1, 0.0, 0.0]));
+        node.tick(k as f64 * dt);
+        k += 1;
+        drift = drift.max((tip(&node) - rest).norm());
+    }
+    assert!(
+        drift < 0.001,
+        "the pushed tip drifted {drift} m after the halt"
+    );
+    // Jogging back inward still moves it (from the nearly straight elbow
+    // the wrist does most of the moving, so not yet at the full speed).
+    let rest = tip(&node);
+    for _ in 0..(1.0 / dt) as u64 {
+        node.push_command(base_twist([-0.05, 0.0, 0.0]));
+        node.tick(k as f64 * dt);
+        k += 1;
+    }
+    let back = rest.x - tip(&node).x;
+    assert!(back > 0.01, "jogging inward moved the tip only {back} m");
 }

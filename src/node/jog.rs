@@ -127,6 +127,13 @@ pub struct Jog {
     scale: Option<f64>,
     /// The tip trails the target by more than the lead: the target waits.
     stalled: bool,
+    /// The direction (unit, base frame) the tip was moving when a
+    /// singularity halted it: until the jog moves back against it, no
+    /// twist pushes the tip that way again.
+    blocked: Option<Vector3<f64>>,
+    /// The linear velocity the live twist asked for last tick (base
+    /// frame), before any slowing.
+    pushed: Vector3<f64>,
 }
 
 impl Jog {
@@ -193,12 +200,17 @@ impl Jog {
             }
             None => (Vector3::zeros(), Vector3::zeros()),
         };
+        self.pushed = want_linear;
+        let want_linear = self.unblocked(want_linear);
         self.linear = approach(self.linear, want_linear, settings.linear_acceleration * dt);
         self.angular = approach(
             self.angular,
             want_angular,
             settings.angular_acceleration * dt,
         );
+        if self.blocked.is_some_and(|d| self.linear.dot(&d) < 0.0) {
+            self.blocked = None;
+        }
         if live.is_none() && self.linear == Vector3::zeros() && self.angular == Vector3::zeros() {
             self.stop();
             return None;
@@ -216,10 +228,33 @@ impl Jog {
         Some(Target::pose(*p, *r))
     }
 
+    /// True while a singularity halted the jog and the twists still push
+    /// only that way: the arm should come to rest and stay.
+    pub fn blocked_at_rest(&self) -> bool {
+        self.blocked.is_some()
+            && self.linear == Vector3::zeros()
+            && self.angular == Vector3::zeros()
+    }
+
+    /// `want` without its part pushing the tip further the way a
+    /// singularity halted it.
+    fn unblocked(&self, want: Vector3<f64>) -> Vector3<f64> {
+        match self.blocked {
+            Some(d) if want.dot(&d) > 0.0 => want - d * want.dot(&d),
+            _ => want,
+        }
+    }
+
     /// Stops the jog where the tip got to (`reached`): at a singularity
     /// the tip is held where it is, not chased around the edge of the
-    /// workspace; the next twist starts from rest there.
+    /// workspace. A twist that keeps pushing the same way leaves it
+    /// there (as MoveIt Servo does); one that backs out, or turns
+    /// sideways, moves it again from rest.
     pub fn halt(&mut self, reached: &Transform) {
+        let moving = self.linear.try_normalize(1e-12);
+        if let Some(d) = moving.or_else(|| self.pushed.try_normalize(1e-12)) {
+            self.blocked = Some(d);
+        }
         self.linear = Vector3::zeros();
         self.angular = Vector3::zeros();
         self.stalled = false;
@@ -279,6 +314,21 @@ mod tests {
         )
     }
 
+    /// Sends `twist` in `frame` and advances the jog on each tick of `ticks`.
+    fn push(
+        jog: &mut Jog,
+        tip: &Transform,
+        twist: &TwistMsg,
+        frame: TwistFrame,
+        ticks: std::ops::Range<usize>,
+    ) {
+        let s = JogSettings::default();
+        for k in ticks {
+            jog.command(twist, frame, k as f64 * DT);
+            jog.advance(&s, tip, k as f64 * DT, DT);
+        }
+    }
+
     #[test]
     fn frames_are_the_base_or_the_tip_link_by_name() {
         let t = TwistMsg::new("", [0.0; 3], [0.0; 3]);
@@ -327,14 +377,10 @@ mod tests {
 
     #[test]
     fn tip_frame_twists_follow_the_tool_axes() {
-        let s = JogSettings::default();
         let mut jog = Jog::default();
         let tip = tip_pointing_forward();
         let twist = TwistMsg::new("", [0.0, 0.0, 0.05], [0.0; 3]);
-        for k in 0..20 {
-            jog.command(&twist, TwistFrame::Tip, k as f64 * DT);
-            jog.advance(&s, &tip, k as f64 * DT, DT);
-        }
+        push(&mut jog, &tip, &twist, TwistFrame::Tip, 0..20);
         // Tool z is base x here.
         let v = jog.velocity().0;
         assert!((v.x - 0.05).abs() < 1e-12 && v.z.abs() < 1e-12, "{v:?}");
@@ -367,6 +413,26 @@ mod tests {
             assert!((w[1] - w[0]).abs() <= s.linear_acceleration * DT + 1e-12);
         }
         assert!(k as f64 * DT <= s.timeout + 2.0 * top / s.linear_acceleration + 2.0 * DT);
+    }
+
+    #[test]
+    fn a_push_into_a_halting_singularity_stays_halted_and_backing_out_moves() {
+        let s = JogSettings::default();
+        let mut jog = Jog::default();
+        let tip = tip_pointing_forward();
+        let out = TwistMsg::new("", [0.1, 0.0, 0.0], [0.0; 3]);
+        push(&mut jog, &tip, &out, TwistFrame::Base, 0..20);
+        jog.halt(&tip);
+        for k in 20..40 {
+            jog.command(&out, TwistFrame::Base, k as f64 * DT);
+            let t = jog.advance(&s, &tip, k as f64 * DT, DT).unwrap();
+            assert_eq!(t.position, tip.translation.vector, "tick {k}");
+            assert!(jog.blocked_at_rest());
+        }
+        let back = TwistMsg::new("", [-0.1, 0.0, 0.0], [0.0; 3]);
+        jog.command(&back, TwistFrame::Base, 40.0 * DT);
+        jog.advance(&s, &tip, 40.0 * DT, DT);
+        assert!(jog.velocity().0.x < 0.0 && !jog.blocked_at_rest());
     }
 
     #[test]

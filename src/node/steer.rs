@@ -225,6 +225,11 @@ impl Steering {
             SteerMode::Drag => self.drag.clone()?,
         };
         self.before.copy_from_slice(&self.goal);
+        if self.mode == SteerMode::Jog && self.jog.blocked_at_rest() {
+            self.brake(chain, motion, status);
+            self.target = Some(target);
+            return Some(&self.goal);
+        }
         let step = self.follower.step(
             chain,
             &mut self.goal,
@@ -248,6 +253,29 @@ impl Steering {
         self.note_unfollowed_turn(&step, status);
         self.target = Some(target);
         Some(&self.goal)
+    }
+
+    /// Halted at a singularity with the twist still pushing into it: the
+    /// joints slow to rest within their accelerations and stay, instead
+    /// of the follower chasing a target on the edge of the reach (there a
+    /// tiny tip error asks for large joint steps, and the joints' momentum
+    /// swings the tip around the edge). Braking starts from where the
+    /// joints are, not from the goal a tick ahead of them, so the limiter
+    /// has no lead left to chase. The jog's target stays on the tip so a
+    /// twist back out starts from where it rests.
+    fn brake(&mut self, chain: &Chain, motion: &MotionLimiter, status: &mut SteerStatus) {
+        let dt = motion.period();
+        let axes = motion
+            .limits()
+            .iter()
+            .zip(motion.position())
+            .zip(motion.velocity());
+        for (goal, ((l, &q), &v)) in self.goal.iter_mut().zip(axes) {
+            let (lo, hi) = tick_range(l, q, v, dt);
+            *goal = q + 0.0_f64.clamp(lo, hi);
+        }
+        self.jog.halt(&chain.fk(&self.goal));
+        status.hold = Some(Hold::Singularity);
     }
 
     /// How much of the jog's speed to allow next tick (0 to 1): all of it
