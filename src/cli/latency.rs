@@ -7,7 +7,9 @@ use super::EXIT_NOT_REACHED;
 use super::robot::RobotArgs;
 use super::settings_args::{SolverArgs, flag_error};
 use super::values;
-use arm_ik::node::{LatencyInput, LatencyProbe, MotionSettings, TimeSummary};
+use arm_ik::node::{
+    LatencyInput, LatencyProbe, LatencyReport, MotionSettings, NodeStatus, TimeSummary,
+};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -95,52 +97,57 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         });
         println!("{v}");
     } else {
-        println!(
-            "arm_ik latency: {} {}s on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
-            a.targets,
-            a.input.name(),
-            s.solver,
-            chain.dof(),
-            a.rate_hz,
-            a.warmup
-        );
-        for (what, x) in [
-            ("input -> servo command:", &r.servo),
-            ("input -> joint state:", &r.joint_state),
-        ] {
-            println!(
-                "{what:<24} p50 {:.1} us, p99 {:.1} us, max {:.1} us",
-                x.p50 * 1e6,
-                x.p99 * 1e6,
-                x.max * 1e6
-            );
-        }
-        if a.input == LatencyInput::Target {
-            println!(
-                "targets: {} solved, {} reached ({} best effort), {} unreachable",
-                t.solved, t.reached, t.best_effort, t.unreachable
-            );
-        } else {
-            let st = &s.steering;
-            println!(
-                "steering: {} twists, {} marker feedback, {} refused",
-                st.twists, st.marker_feedback, st.refused
-            );
-        }
-        println!(
-            "p99 {:.1} us {} the {} {limit} us",
-            r.joint_state.p99 * 1e6,
-            if within { "within" } else { "ABOVE" },
-            if a.max_p99_us.is_some() {
-                "limit"
-            } else {
-                "goal"
-            },
-        );
+        print_text(&a, chain.dof(), &r, s, limit, within);
     }
     Ok(if a.max_p99_us.is_some() && !within {
         ExitCode::from(EXIT_NOT_REACHED)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The human-readable report.
+fn print_text(a: &Args, dof: usize, r: &LatencyReport, s: &NodeStatus, limit: f64, within: bool) {
+    println!(
+        "arm_ik latency: {} {}s on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
+        a.targets,
+        a.input.name(),
+        s.solver,
+        dof,
+        a.rate_hz,
+        a.warmup
+    );
+    for (what, x) in [
+        ("input -> servo command:", &r.servo),
+        ("input -> joint state:", &r.joint_state),
+    ] {
+        println!(
+            "{what:<24} p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+            x.p50 * 1e6,
+            x.p99 * 1e6,
+            x.max * 1e6
+        );
+    }
+    if a.input == LatencyInput::Target {
+        println!(
+            "targets: {} solved, {} reached ({} best effort), {} unreachable",
+            s.targets.solved, s.targets.reached, s.targets.best_effort, s.targets.unreachable
+        );
+    } else {
+        let st = &s.steering;
+        println!(
+            "steering: {} twists, {} marker feedback, {} refused",
+            st.twists, st.marker_feedback, st.refused
+        );
+    }
+    println!(
+        "p99 {:.1} us {} the {} {limit} us",
+        r.joint_state.p99 * 1e6,
+        if within { "within" } else { "ABOVE" },
+        if a.max_p99_us.is_some() {
+            "limit"
+        } else {
+            "goal"
+        },
+    );
 }

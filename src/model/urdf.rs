@@ -90,26 +90,8 @@ impl RobotTree {
             return Err(ModelError::Empty { source_name: src() });
         }
         let links: Vec<String> = robot.links.iter().map(|l| l.name.clone()).collect();
-        let mut known: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for name in &links {
-            if !known.insert(name) {
-                return Err(ModelError::DuplicateName {
-                    source_name: src(),
-                    kind: "link",
-                    name: name.clone(),
-                });
-            }
-        }
-        let mut joint_names: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for j in &robot.joints {
-            if !joint_names.insert(&j.name) {
-                return Err(ModelError::DuplicateName {
-                    source_name: src(),
-                    kind: "joint",
-                    name: j.name.clone(),
-                });
-            }
-        }
+        unique_names(&robot, source)?;
+        let known: std::collections::HashSet<&str> = links.iter().map(String::as_str).collect();
 
         let mut parent_joint: HashMap<String, usize> = HashMap::new();
         let mut child_joints: HashMap<String, Vec<usize>> = HashMap::new();
@@ -139,25 +121,7 @@ impl RobotTree {
                 .push(i);
         }
 
-        // Every link must reach a root by walking up; a walk that revisits a
-        // link is a loop.
-        for start in &links {
-            let mut seen: Vec<&str> = vec![start];
-            let mut link = start.as_str();
-            while let Some(&ji) = parent_joint.get(link) {
-                link = &robot.joints[ji].parent.link;
-                if let Some(pos) = seen.iter().position(|l| *l == link) {
-                    let mut cycle: Vec<String> =
-                        seen[pos..].iter().rev().map(|s| s.to_string()).collect();
-                    cycle.push(cycle[0].clone());
-                    return Err(ModelError::Loop {
-                        source_name: src(),
-                        cycle,
-                    });
-                }
-                seen.push(link);
-            }
-        }
+        check_no_loop(&links, &parent_joint, &robot.joints, source)?;
         let roots: Vec<String> = links
             .iter()
             .filter(|l| !parent_joint.contains_key(*l))
@@ -491,6 +455,56 @@ fn edit_distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// Each link name and each joint name appears once.
+fn unique_names(robot: &urdf_rs::Robot, source: &str) -> Result<(), ModelError> {
+    let dup = |kind: &'static str, name: &str| ModelError::DuplicateName {
+        source_name: source.to_owned(),
+        kind,
+        name: name.to_owned(),
+    };
+    let mut links = std::collections::HashSet::new();
+    if let Some(l) = robot.links.iter().find(|l| !links.insert(l.name.as_str())) {
+        return Err(dup("link", &l.name));
+    }
+    let mut joints = std::collections::HashSet::new();
+    if let Some(j) = robot
+        .joints
+        .iter()
+        .find(|j| !joints.insert(j.name.as_str()))
+    {
+        return Err(dup("joint", &j.name));
+    }
+    Ok(())
+}
+
+/// Every link reaches a root by walking up its parent joints; a walk that
+/// revisits a link is a loop, named by its links.
+fn check_no_loop(
+    links: &[String],
+    parent_joint: &HashMap<String, usize>,
+    joints: &[urdf_rs::Joint],
+    source: &str,
+) -> Result<(), ModelError> {
+    for start in links {
+        let mut seen: Vec<&str> = vec![start];
+        let mut link = start.as_str();
+        while let Some(&ji) = parent_joint.get(link) {
+            link = &joints[ji].parent.link;
+            if let Some(pos) = seen.iter().position(|l| *l == link) {
+                let mut cycle: Vec<String> =
+                    seen[pos..].iter().rev().map(|s| s.to_string()).collect();
+                cycle.push(cycle[0].clone());
+                return Err(ModelError::Loop {
+                    source_name: source.to_owned(),
+                    cycle,
+                });
+            }
+            seen.push(link);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -311,17 +311,7 @@ impl<S: ServoOutput> NodeCore<S> {
             self.apply(*r);
         }
         if !self.started {
-            match self.valid_feedback() {
-                Some(fb) => {
-                    self.motion.reset(&fb);
-                    self.goal.copy_from_slice(self.motion.position());
-                    self.begin();
-                }
-                // Hardware that will report where it is, but has not yet
-                // (still connecting): hold the start pose until it does.
-                None if self.servo.measured() => {}
-                None => self.begin(),
-            }
+            self.try_start();
         }
         // Until the start pose is known, the latest target waits and the
         // arm is not moved. Relaxed, nothing is solved or moved; an arm
@@ -389,6 +379,22 @@ impl<S: ServoOutput> NodeCore<S> {
                 velocity,
             },
             solve,
+        }
+    }
+
+    /// Starts the motion where the servos measure the arm, or where the
+    /// node assumes it is when they cannot measure.
+    fn try_start(&mut self) {
+        match self.valid_feedback() {
+            Some(fb) => {
+                self.motion.reset(&fb);
+                self.goal.copy_from_slice(self.motion.position());
+                self.begin();
+            }
+            // Hardware that will report where it is, but has not yet
+            // (still connecting): hold the start pose until it does.
+            None if self.servo.measured() => {}
+            None => self.begin(),
         }
     }
 
