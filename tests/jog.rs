@@ -5,6 +5,7 @@
 
 mod common;
 
+use arm_ik::model::Frames;
 use arm_ik::node::follow::Hold;
 use arm_ik::node::{Command, JogSettings, MemoryNode, RejectReason, SteerMode, TwistMsg};
 use nalgebra::Vector3;
@@ -192,17 +193,42 @@ fn a_twist_in_another_frame_is_refused_naming_it() {
     assert_eq!(tip(&node), before);
 }
 
-/// Pushed out of reach, the arm says it is at a singularity and its joints
-/// never step faster than their limits. (Held pushing at full stretch, it
-/// does not yet come to rest: the follower keeps correcting around the
-/// edge of the workspace, smoothly.)
+/// How far the tip of the project arm reaches along the line `z` above the
+/// base through the base axis: the shoulder, elbow and wrist pitch links
+/// stretched into one (m).
+fn reach_along_x(node: &MemoryNode, z: f64) -> f64 {
+    let chain = node.core().chain();
+    let mut frames = Frames::new(chain);
+    let zero = vec![0.0; chain.dof()];
+    let tool = chain.jacobian(&zero, &mut frames).translation.vector;
+    let shoulder = frames.origins[1].coords;
+    let links = (tool - shoulder).norm();
+    (links * links - (z - shoulder.z).powi(2)).sqrt()
+}
+
+/// Pushed out of reach at 0.1 m/s along base x, the arm slows and stops at
+/// the edge of its reach on the line: the elbow and the wrist never pass
+/// straight (no flip), the tip never leaves the line by more than 2 mm,
+/// no joint steps faster than its limit, the status says why it stopped,
+/// and it stays there however long the push goes on. Jogged back inward,
+/// it leaves the stretched pose smoothly: on the line, no joint swinging
+/// back and forth.
 #[test]
-fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
+fn a_jog_out_of_reach_stops_at_the_edge_on_the_line_without_flipping() {
     let (mut node, dt, mut k) = common::ready_arm_node();
     let chain = node.core().chain().clone();
     let limits = node.core().motion().limits().to_vec();
-    let mut prev = node.core().motion().position().to_vec();
+    let (elbow, wrist) = (2, 3);
+    let start = tip(&node);
+    let edge = reach_along_x(&node, start.z);
+    let q0 = node.core().motion().position().to_vec();
+    assert!(
+        q0[elbow] > 0.5 && q0[wrist] > 0.5,
+        "bent to start with: {q0:?}"
+    );
+    let mut prev = q0;
     let mut held = false;
+    let mut off_line: f64 = 0.0;
     for i in 0..(6.0 / dt) as u64 {
         node.push_command(base_twist([0.1, 0.0, 0.0]));
         node.tick(k as f64 * dt);
@@ -210,6 +236,8 @@ fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
         held |= node.core().status().steering.hold == Some(Hold::Singularity);
         let q = node.core().motion().position().to_vec();
         assert!(chain.within_limits(&q[..chain.dof()]), "tick {i}: {q:?}");
+        assert!(q[elbow] > 0.0, "tick {i}: the elbow flipped: {q:?}");
+        assert!(q[wrist] > 0.0, "tick {i}: the wrist flipped: {q:?}");
         for (j, l) in limits.iter().enumerate() {
             let step = (q[j] - prev[j]).abs();
             assert!(
@@ -217,12 +245,19 @@ fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
                 "tick {i}: joint {j} stepped {step}"
             );
         }
+        let d = tip(&node) - start;
+        off_line = off_line.max(d.y.hypot(d.z));
         prev = q;
     }
     assert!(held, "the status never said the arm is near a singularity");
-    // Halted, the arm stays put however long the push goes on: no drift
-    // around the edge of its reach.
+    assert!(off_line <= 0.002, "the tip left the line by {off_line} m");
     let rest = tip(&node);
+    assert!(
+        rest.x >= edge - 0.002 && rest.x <= edge,
+        "stopped at x = {} m, the edge of the reach is at {edge} m",
+        rest.x
+    );
+    // Halted, the arm stays put however long the push goes on.
     let mut drift: f64 = 0.0;
     for _ in 0..(1.0 / dt) as u64 {
         node.push_command(base_twist([0.1, 0.0, 0.0]));
@@ -234,14 +269,76 @@ fn a_jog_out_of_reach_reports_the_singularity_without_jumping() {
         drift < 0.001,
         "the pushed tip drifted {drift} m after the halt"
     );
-    // Jogging back inward still moves it (from the nearly straight elbow
-    // the wrist does most of the moving, so not yet at the full speed).
-    let rest = tip(&node);
+    // Back inward at 0.05 m/s for 1 s: the elbow bends from nearly
+    // straight, so the first centimetres go slower than asked, but on the
+    // line and without a joint turning back and forth.
+    let mut prev = node.core().motion().position().to_vec();
+    let mut turned_back = vec![0; chain.dof()];
+    let mut last_dir = vec![0.0_f64; chain.dof()];
     for _ in 0..(1.0 / dt) as u64 {
         node.push_command(base_twist([-0.05, 0.0, 0.0]));
         node.tick(k as f64 * dt);
         k += 1;
+        let q = node.core().motion().position().to_vec();
+        for j in 0..chain.dof() {
+            let v = (q[j] - prev[j]) / dt;
+            if v.abs() > 0.02 {
+                if v * last_dir[j] < 0.0 {
+                    turned_back[j] += 1;
+                }
+                last_dir[j] = v;
+            }
+        }
+        prev = q;
+        let d = tip(&node) - start;
+        off_line = off_line.max(d.y.hypot(d.z));
     }
     let back = rest.x - tip(&node).x;
-    assert!(back > 0.01, "jogging inward moved the tip only {back} m");
+    assert!(back > 0.025, "jogging inward moved the tip only {back} m");
+    assert!(off_line <= 0.002, "the tip left the line by {off_line} m");
+    assert!(
+        turned_back.iter().all(|&n| n == 0),
+        "joints turned back and forth jogging inward: {turned_back:?}"
+    );
+}
+
+/// Pushed out of reach up, sideways and on a slant, the elbow never passes
+/// straight: near the edge of the workspace the three pitch joints can
+/// reach a point along a small loop of poses, and the least-motion answer
+/// wandered along it, bending the elbow the other way while the wrist was
+/// still bent (nothing singular to slow down for). The tip stays on the
+/// line it was pushed along.
+#[test]
+fn jogs_out_of_reach_in_any_direction_keep_the_elbow_bent_its_way() {
+    let elbow = 2;
+    for dir in [
+        [0.0, 0.0, 1.0],
+        [0.6, 0.3, 0.74],
+        [1.0, 1.0, 0.0],
+        [0.894, 0.0, -0.447],
+    ] {
+        let (mut node, dt, mut k) = common::ready_arm_node();
+        let d = Vector3::from(dir).normalize();
+        let start = tip(&node);
+        let mut off_line: f64 = 0.0;
+        for i in 0..(5.0 / dt) as u64 {
+            node.push_command(base_twist((d * 0.1).into()));
+            node.tick(k as f64 * dt);
+            k += 1;
+            let q = node.core().motion().position()[elbow];
+            assert!(q > 0.0, "{dir:?}, tick {i}: the elbow flipped to {q}");
+            let e = tip(&node) - start;
+            off_line = off_line.max((e - d * e.dot(&d)).norm());
+        }
+        assert!(
+            off_line <= 0.003,
+            "{dir:?}: the tip left the line by {off_line} m"
+        );
+        let st = &node.core().status().steering;
+        assert_eq!(
+            st.hold,
+            Some(Hold::Singularity),
+            "{dir:?}: stopped at the edge"
+        );
+    }
 }

@@ -104,6 +104,20 @@ impl TwistMsg {
     }
 }
 
+/// How a tick of the jog may change its speed: what keeps it able to
+/// brake in time near a singularity (decided by the steering, which looks
+/// ahead).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pace {
+    /// Toward the live twist, within the accelerations.
+    #[default]
+    Ahead,
+    /// No faster than now (the direction may still change).
+    Keep,
+    /// Slower, at the accelerations.
+    Brake,
+}
+
 /// The latest twist, as taken in.
 #[derive(Debug, Clone, Copy)]
 struct Ask {
@@ -122,18 +136,22 @@ pub struct Jog {
     linear: Vector3<f64>,
     angular: Vector3<f64>,
     target: Option<(Vector3<f64>, UnitQuaternion<f64>)>,
-    /// The share of the jog speeds allowed now (1 unless the arm nears a
-    /// singularity).
-    scale: Option<f64>,
+    /// How the next tick may change the speed.
+    pace: Pace,
     /// The tip trails the target by more than the lead: the target waits.
     stalled: bool,
     /// The direction (unit, base frame) the tip was moving when a
     /// singularity halted it: until the jog moves back against it, no
     /// twist pushes the tip that way again.
     blocked: Option<Vector3<f64>>,
+    /// The same for turning: the axis (unit, base frame) the tip was
+    /// turning about when the jog braked for a singularity.
+    blocked_turn: Option<Vector3<f64>>,
     /// The linear velocity the live twist asked for last tick (base
     /// frame), before any slowing.
     pushed: Vector3<f64>,
+    /// The same for the angular velocity.
+    pushed_turn: Vector3<f64>,
 }
 
 impl Jog {
@@ -157,10 +175,9 @@ impl Jog {
         *self = Jog::default();
     }
 
-    /// Allows only `scale` (0 to 1) of the jog speeds from the next tick
-    /// on; the speed still changes within the accelerations.
-    pub fn set_speed_scale(&mut self, scale: f64) {
-        self.scale = Some(scale.clamp(0.0, 1.0));
+    /// How the next tick may change the speed (see [`Pace`]).
+    pub fn set_pace(&mut self, pace: Pace) {
+        self.pace = pace;
     }
 
     /// True while the jog turns the tip or a live twist asks it to.
@@ -192,16 +209,25 @@ impl Jog {
                     TwistFrame::Base => nalgebra::Rotation3::identity(),
                     TwistFrame::Tip => tip.rotation,
                 };
-                let scale = self.scale.unwrap_or(1.0);
                 (
-                    capped(to_base * a.linear, settings.linear_speed * scale),
-                    capped(to_base * a.angular, settings.angular_speed * scale),
+                    capped(to_base * a.linear, settings.linear_speed),
+                    capped(to_base * a.angular, settings.angular_speed),
                 )
             }
             None => (Vector3::zeros(), Vector3::zeros()),
         };
         self.pushed = want_linear;
-        let want_linear = self.unblocked(want_linear);
+        self.pushed_turn = want_angular;
+        let want_linear = unblocked(want_linear, self.blocked);
+        let want_angular = unblocked(want_angular, self.blocked_turn);
+        let (want_linear, want_angular) = match self.pace {
+            Pace::Ahead => (want_linear, want_angular),
+            Pace::Keep => (
+                capped(want_linear, self.linear.norm()),
+                capped(want_angular, self.angular.norm()),
+            ),
+            Pace::Brake => (Vector3::zeros(), Vector3::zeros()),
+        };
         self.linear = approach(self.linear, want_linear, settings.linear_acceleration * dt);
         self.angular = approach(
             self.angular,
@@ -210,6 +236,12 @@ impl Jog {
         );
         if self.blocked.is_some_and(|d| self.linear.dot(&d) < 0.0) {
             self.blocked = None;
+        }
+        if self
+            .blocked_turn
+            .is_some_and(|d| self.angular.dot(&d) < 0.0)
+        {
+            self.blocked_turn = None;
         }
         if live.is_none() && self.linear == Vector3::zeros() && self.angular == Vector3::zeros() {
             self.stop();
@@ -231,17 +263,32 @@ impl Jog {
     /// True while a singularity halted the jog and the twists still push
     /// only that way: the arm should come to rest and stay.
     pub fn blocked_at_rest(&self) -> bool {
-        self.blocked.is_some()
-            && self.linear == Vector3::zeros()
-            && self.angular == Vector3::zeros()
+        self.blocked() && !self.moving()
     }
 
-    /// `want` without its part pushing the tip further the way a
-    /// singularity halted it.
-    fn unblocked(&self, want: Vector3<f64>) -> Vector3<f64> {
-        match self.blocked {
-            Some(d) if want.dot(&d) > 0.0 => want - d * want.dot(&d),
-            _ => want,
+    /// True while a singularity blocks a way the tip was pushed.
+    pub fn blocked(&self) -> bool {
+        self.blocked.is_some() || self.blocked_turn.is_some()
+    }
+
+    /// True while the tip moves or turns.
+    pub fn moving(&self) -> bool {
+        self.linear != Vector3::zeros() || self.angular != Vector3::zeros()
+    }
+
+    /// Starts braking to rest within the jog's accelerations: the way the
+    /// tip is moving and turning now is blocked (as after a
+    /// [`Jog::halt`]), so a twist that keeps pushing that way slows to a
+    /// stop and stays there, and one that backs out moves it again. Used
+    /// when braking any later would carry the arm into a singularity.
+    pub fn brake(&mut self) {
+        let moving = self.linear.try_normalize(1e-12);
+        if let Some(d) = moving.or_else(|| self.pushed.try_normalize(1e-12)) {
+            self.blocked = Some(d);
+        }
+        let turning = self.angular.try_normalize(1e-12);
+        if let Some(d) = turning.or_else(|| self.pushed_turn.try_normalize(1e-12)) {
+            self.blocked_turn = Some(d);
         }
     }
 
@@ -251,10 +298,7 @@ impl Jog {
     /// there (as MoveIt Servo does); one that backs out, or turns
     /// sideways, moves it again from rest.
     pub fn halt(&mut self, reached: &Transform) {
-        let moving = self.linear.try_normalize(1e-12);
-        if let Some(d) = moving.or_else(|| self.pushed.try_normalize(1e-12)) {
-            self.blocked = Some(d);
-        }
+        self.brake();
         self.linear = Vector3::zeros();
         self.angular = Vector3::zeros();
         self.stalled = false;
@@ -279,6 +323,15 @@ impl Jog {
         let turned = UnitQuaternion::from_rotation_matrix(&reached.rotation);
         let ahead = (*r * turned.inverse()).scaled_axis();
         *r = UnitQuaternion::from_scaled_axis(capped(ahead, LEAD_ANGLE)) * turned;
+    }
+}
+
+/// `want` without its part pushing along `blocked` (a unit vector), when
+/// it pushes that way.
+fn unblocked(want: Vector3<f64>, blocked: Option<Vector3<f64>>) -> Vector3<f64> {
+    match blocked {
+        Some(d) if want.dot(&d) > 0.0 => want - d * want.dot(&d),
+        _ => want,
     }
 }
 

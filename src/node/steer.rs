@@ -9,9 +9,13 @@
 //! A target from a topic or a file takes over at once (the node core calls
 //! [`Steering::release`]); a twist or a drag takes over from a target the
 //! same way: the latest input wins.
+//!
+//! A jog looks ahead near singularities so it can always brake in time
+//! (`steer/lookahead.rs`), and while steering the elbow keeps the side it
+//! is bent to (`steer/elbow.rs`).
 
 use super::follow::{FollowStep, Follower, Hold};
-use super::jog::{Jog, TwistMsg};
+use super::jog::{Jog, Pace, TwistMsg};
 use super::marker::{Drag, MarkerFeedback, MarkerSnapshot, MarkerUpdate, TargetMarker};
 use super::motion::{AxisLimits, MotionLimiter, brake_speed};
 use super::settings::JogSettings;
@@ -20,6 +24,11 @@ use crate::ik::reach;
 use crate::ik::{JointMode, Target};
 use crate::model::{Chain, Transform};
 use nalgebra::UnitQuaternion;
+
+mod elbow;
+mod lookahead;
+
+use elbow::Elbows;
 
 /// Below this orientation error (rad) a 5-joint arm counts as following
 /// the orientation it was asked for.
@@ -30,16 +39,6 @@ const TURN_FOLLOWED: f64 = 0.01;
 /// elbow, it suddenly cannot; capped, the orientation gives way smoothly
 /// and the elbow never has to brake from full speed.
 const TURN_SHARE: f64 = 0.25;
-/// The jog slows when the position Jacobian's smallest singular value
-/// falls below this fraction of the chain's reach (m/rad), approaching a
-/// singularity; on the project arm that is about where the stretching
-/// elbow's speed doubles.
-const JOG_SLOW: f64 = 0.15;
-/// Jogging at full speed far from singularities, the project arm's
-/// joints use up to about a third of their speed; the jog slows from
-/// twice that and stops at six times.
-const AMPLIFICATION_SLOW: f64 = 0.6;
-const AMPLIFICATION_STOP: f64 = 2.0;
 /// A dragged marker turned less than this (rad) from where it was grabbed
 /// counts as only moved.
 const UNTURNED: f64 = 1e-3;
@@ -70,6 +69,9 @@ pub struct Steering {
     /// The chain's reach (m).
     reach: f64,
     notice: Option<String>,
+    /// The follower's last step, when it took one.
+    last: Option<FollowStep>,
+    elbows: Elbows,
 }
 
 impl Steering {
@@ -97,6 +99,8 @@ impl Steering {
             dof: n,
             reach: reach(chain),
             notice: None,
+            last: None,
+            elbows: Elbows::new(chain),
         }
     }
 
@@ -177,14 +181,42 @@ impl Steering {
     fn begin(&mut self, mode: SteerMode, q: &[f64], status: &mut SteerStatus) {
         self.release(status);
         self.goal.copy_from_slice(&q[..self.dof]);
+        self.elbows.begin();
         self.mode = mode;
         status.mode = mode;
     }
 
     /// One tick at `now`: moves the goal toward the jog's or the drag's
     /// target and returns it for the motion limiter; `None` while nothing
-    /// steers.
+    /// steers. A jog that could not brake in time if it went on one more
+    /// tick starts braking now (see [`Steering::must_brake`]).
     pub fn step(
+        &mut self,
+        chain: &Chain,
+        motion: &MotionLimiter,
+        settings: &JogSettings,
+        now: f64,
+        status: &mut SteerStatus,
+    ) -> Option<&[f64]> {
+        let pace = match self.mode {
+            SteerMode::Jog => self.pace(chain, motion, settings, now),
+            _ => Pace::Ahead,
+        };
+        if pace == Pace::Brake && !self.jog.moving() {
+            // At rest and even the smallest step on would end badly: the
+            // jog halts there, as at a singularity, until it turns away.
+            self.jog.brake();
+        }
+        self.jog.set_pace(pace);
+        self.advance(chain, motion, settings, now, status)?;
+        if self.mode == SteerMode::Jog && (self.jog.blocked() || pace != Pace::Ahead) {
+            status.hold = Some(Hold::Singularity);
+        }
+        Some(&self.goal)
+    }
+
+    /// [`Steering::step`] without looking ahead.
+    fn advance(
         &mut self,
         chain: &Chain,
         motion: &MotionLimiter,
@@ -194,8 +226,10 @@ impl Steering {
     ) -> Option<&[f64]> {
         let dt = motion.period();
         for (i, l) in motion.limits().iter().take(self.dof).enumerate() {
-            self.limits[i] = (l.lower, l.upper);
-            self.steps[i] = tick_range(l, self.goal[i], motion.velocity()[i], dt);
+            let (lower, upper) = self.elbows.narrow(i, self.goal[i], (l.lower, l.upper));
+            let l = AxisLimits { lower, upper, ..*l };
+            self.limits[i] = (lower, upper);
+            self.steps[i] = tick_range(&l, self.goal[i], motion.velocity()[i], dt);
             self.turn_caps[i] = TURN_SHARE * l.velocity * dt;
         }
         let target = match self.mode {
@@ -225,6 +259,7 @@ impl Steering {
             SteerMode::Drag => self.drag.clone()?,
         };
         self.before.copy_from_slice(&self.goal);
+        self.last = None;
         if self.mode == SteerMode::Jog && self.jog.blocked_at_rest() {
             self.brake(chain, motion, status);
             self.target = Some(target);
@@ -239,12 +274,11 @@ impl Steering {
             &self.turn_caps,
         );
         status.hold = step.hold;
+        self.last = Some(step);
         if self.mode == SteerMode::Jog && step.hold == Some(Hold::Singularity) {
             self.jog.halt(&chain.fk(&self.goal));
         } else if self.mode == SteerMode::Jog {
             self.jog.hold_lead(&chain.fk(&self.goal));
-            let scale = self.singularity_scale(step.sigma, self.amplification(motion, settings));
-            self.jog.set_speed_scale(scale);
         } else if self.released && self.settled() {
             // Let go and got there as far as the arm can: the marker shows
             // the tip again, and the arm holds.
@@ -276,47 +310,6 @@ impl Steering {
         }
         self.jog.halt(&chain.fk(&self.goal));
         status.hold = Some(Hold::Singularity);
-    }
-
-    /// How much of the jog's speed to allow next tick (0 to 1): all of it
-    /// unless the last tick brought the arm closer to a singularity
-    /// (`sigma`: the position Jacobian's smallest singular value before
-    /// and after it). Near one the joints move ever faster for the same
-    /// tip speed, and at the follower's stop they could not brake in time.
-    /// So the tip slows in proportion within [`JOG_SLOW`] of the reach,
-    /// and as the joints' share of their speed limits per share of the
-    /// jog's speed (`amplification`) grows from [`AMPLIFICATION_SLOW`] to
-    /// [`AMPLIFICATION_STOP`], where it stops.
-    fn singularity_scale(&self, (before, after): (f64, f64), amplification: f64) -> f64 {
-        if after >= before || after.is_nan() {
-            return 1.0;
-        }
-        let (slow, stop) = (JOG_SLOW * self.reach, self.follower.stop_sigma());
-        let band = ((after - stop) / (slow - stop)).clamp(0.0, 1.0);
-        let amplified =
-            (AMPLIFICATION_STOP - amplification) / (AMPLIFICATION_STOP - AMPLIFICATION_SLOW);
-        band.min(amplified.clamp(0.0, 1.0))
-    }
-
-    /// The largest share of a joint's speed limit the goal used this
-    /// tick, per share of the jog's speed limits the tip used (0 when the
-    /// tip did not move).
-    fn amplification(&self, motion: &MotionLimiter, settings: &JogSettings) -> f64 {
-        let (linear, angular) = self.jog.velocity();
-        let tip =
-            (linear.norm() / settings.linear_speed).max(angular.norm() / settings.angular_speed);
-        if tip <= 0.0 {
-            return 0.0;
-        }
-        let dt = motion.period();
-        let joints = motion
-            .limits()
-            .iter()
-            .take(self.dof)
-            .enumerate()
-            .map(|(i, l)| (self.goal[i] - self.before[i]).abs() / (l.velocity * dt))
-            .fold(0.0, f64::max);
-        joints / tip
     }
 
     /// True when the last step moved no joint noticeably.

@@ -18,7 +18,9 @@
 //! * **Bounded.** The joints move at most one tick of their speed limit
 //!   per tick (scaled together, so the tip keeps its direction), never past
 //!   a limit: a joint that reaches one drops out and the others carry on
-//!   where they can.
+//!   where they can; so does a joint that already used this tick's speed or
+//!   acceleration budget (braking as hard as it may), so the others still
+//!   correct the tip.
 //! * **Slow near singularities.** When a step lowers the position
 //!   Jacobian's smallest singular value below a threshold (the arm nearly
 //!   stretched, or the tip nearly over the base axis), the step shrinks in
@@ -51,6 +53,11 @@ const STOP: f64 = 0.005;
 /// unreachable turn from asking for large joint steps.
 const ORIENTATION_DAMPING: f64 = 0.02;
 
+/// A joint whose step this tick is within this (rad or m) of its budget
+/// has spent it.
+const SPENT: f64 = 1e-12;
+/// A joint this close (rad or m) to one of its limits is at it.
+const AT_LIMIT: f64 = 1e-9;
 /// Tries of a step, halving it each time, before the tick gives up on
 /// getting closer.
 const HALVINGS: usize = 4;
@@ -112,6 +119,9 @@ pub struct Follower {
     /// How far each joint moved this tick for the orientation part.
     turned: Vec<f64>,
     free: Vec<bool>,
+    /// Joints taken out of this tick's step at a position limit (not only
+    /// out of speed budget).
+    at_limit: Vec<bool>,
     /// Orientation-step columns (rotation left after the position task).
     spare: Vec<Vector3<f64>>,
     slow: f64,
@@ -145,6 +155,7 @@ impl Follower {
             trial: vec![0.0; n],
             turned: vec![0.0; n],
             free: vec![true; n],
+            at_limit: vec![false; n],
             spare: vec![Vector3::zeros(); n],
             slow: SLOW * reach,
             stop: STOP * reach,
@@ -205,9 +216,9 @@ impl Follower {
             if e_p.norm() < CONVERGED && e_o.is_none_or(|e| e.norm() < CONVERGED) {
                 break;
             }
-            let sigma = self.direction(q, &e_p, e_o.as_ref());
+            let sigma = self.direction(q, &e_p, e_o.as_ref(), steps);
             sigma_start.get_or_insert(sigma);
-            blocked = self.free.iter().any(|f| !f);
+            blocked = self.at_limit.iter().any(|&l| l);
             // Position first under the speed limits too: the position step
             // takes what the budget allows, the orientation what is left.
             let s_p = self.fraction(q, None, steps);
@@ -250,26 +261,50 @@ impl Follower {
     }
 
     /// The joint step for the errors at `q` (Jacobian in `self.frames`),
-    /// written to `self.dq`, with joints pushing into a limit taken out;
-    /// returns the smallest singular value of the position Jacobian.
-    fn direction(&mut self, q: &[f64], e_p: &Vector3<f64>, e_o: Option<&Vector3<f64>>) -> f64 {
+    /// written to `self.dq`, with joints pushing into a limit taken out,
+    /// and joints that already used this tick's budget (`steps`) in the
+    /// step's direction: a joint braking as hard as it can must not
+    /// stall the others, which can still correct the tip. Returns the
+    /// smallest singular value of the position Jacobian.
+    fn direction(
+        &mut self,
+        q: &[f64],
+        e_p: &Vector3<f64>,
+        e_o: Option<&Vector3<f64>>,
+        steps: &[(f64, f64)],
+    ) -> f64 {
         for (i, f) in self.free.iter_mut().enumerate() {
             *f = self.bounds.lower[i] < self.bounds.upper[i];
+            self.at_limit[i] = false;
         }
-        let mut sigma = 0.0;
+        let mut sigma = None;
         // Each pass frees the step of one more joint that would push
         // through its limit; at most one pass per joint.
         for _ in 0..=q.len() {
             let primary = self.position_step(e_p);
-            sigma = primary.sigma_min;
+            // The arm's own nearness to a singularity: with every joint
+            // that can move, before any is taken out for this tick.
+            sigma.get_or_insert(primary.sigma_min);
             self.dq_p.copy_from_slice(&self.dq);
             if let Some(e_o) = e_o {
                 self.orientation_step(e_o, &primary);
             }
             let mut changed = false;
             for (i, f) in self.free.iter_mut().enumerate() {
-                if *f && self.bounds.blocks(i, q[i], self.dq[i]) {
+                if !*f {
+                    continue;
+                }
+                let (lo, hi) = steps[i];
+                let (m, d) = (self.moved[i], self.dq[i]);
+                let spent = (d > 0.0 && m >= hi - SPENT) || (d < 0.0 && m <= lo + SPENT);
+                // A joint braking onto a limit comes within a hair of it
+                // and has then spent its budget: that is the limit.
+                let (lower, upper) = (self.bounds.lower[i], self.bounds.upper[i]);
+                let limited =
+                    (d > 0.0 && q[i] >= upper - AT_LIMIT) || (d < 0.0 && q[i] <= lower + AT_LIMIT);
+                if limited || spent {
                     *f = false;
+                    self.at_limit[i] = limited;
                     changed = true;
                 }
             }
@@ -277,7 +312,7 @@ impl Follower {
                 break;
             }
         }
-        sigma
+        sigma.unwrap_or(0.0)
     }
 
     /// Damped least squares on the position over the free joints, into
