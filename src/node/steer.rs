@@ -189,7 +189,7 @@ impl Steering {
     /// One tick at `now`: moves the goal toward the jog's or the drag's
     /// target and returns it for the motion limiter; `None` while nothing
     /// steers. A jog that could not brake in time if it went on one more
-    /// tick starts braking now (see [`Steering::must_brake`]).
+    /// tick paces itself to brake in time (see `steer/lookahead.rs`).
     pub fn step(
         &mut self,
         chain: &Chain,
