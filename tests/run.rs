@@ -185,3 +185,34 @@ fn ctrl_c_stops_cleanly_with_a_summary() {
     assert_eq!(s["ended"], "stopped", "{s}");
     assert_eq!(n(&s["targets"]["reached"]), 1, "{s}");
 }
+
+/// The summary counts every kind of input, not only targets, and keeps the
+/// start-up move (from the rest pose to the first target) apart from how
+/// well the arm follows after it.
+#[test]
+fn the_summary_counts_commands_and_twists_and_splits_off_the_start_up_move() {
+    let lines = concat!(
+        "{\"type\":\"target\",\"position\":[0.2,0.05,0.15]}\n",
+        "{\"type\":\"gripper\",\"position\":0.5}\n",
+        "{\"type\":\"pose\",\"name\":\"nope\"}\n",
+        "{\"type\":\"twist\",\"linear\":[0.02,0,0]}\n",
+    );
+    let out = with_stdin(&["run", "--stdin", "--json"], lines);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(n(&s["commands"]["received"]), 2, "{s}");
+    assert_eq!(n(&s["commands"]["accepted"]), 1, "{s}");
+    assert_eq!(n(&s["steered"]["twists"]), 1, "{s}");
+    let start_up = s["start_up_tracking_error_m"]["max"].as_f64().unwrap();
+    let steady = s["steady_tracking_error_m"]["max"].as_f64().unwrap();
+    assert!(start_up > 0.1, "the arm starts far from the target: {s}");
+    assert!(steady < 0.002, "and follows closely after: {s}");
+    assert!(s["caught_up_s"].as_f64().unwrap() > 0.0, "{s}");
+    let out = with_stdin(&["run", "--stdin"], lines);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("commands: 2 received, 1 accepted, 1 refused"),
+        "{text}"
+    );
+    assert!(text.contains("after the start-up move"), "{text}");
+}

@@ -13,7 +13,8 @@ use arm_ik::bag::BagReader;
 use arm_ik::model::Chain;
 use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
 use arm_ik::run::{
-    BagSource, Clock, InputError, LineSource, RunError, RunOptions, RunSummary, Source, Verdict,
+    BagSource, Clock, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary, Source,
+    Verdict,
 };
 use arm_ik::servo::Output;
 use arm_ik::servo::calibration::Calibration;
@@ -352,24 +353,64 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         0 => writeln!(out)?,
         n => writeln!(out, ", {n} malformed inputs")?,
     }
+    write_commands(out, s)?;
     if let Some(r) = &s.last_rejection {
         writeln!(out, "last rejection: {}: {}", r.reason.name(), r.why)?;
     }
-    if t.reached == 0 {
-        writeln!(out, "tracking error: none (no target reached)")?;
-    } else {
-        let e = s.tracking_error_m;
-        writeln!(
-            out,
-            "tracking error: mean {:.2} mm, max {:.2} mm",
-            e.mean * 1e3,
-            e.max * 1e3
-        )?;
-    }
+    write_tracking(out, s)?;
     let st = s.solve_time_us;
     writeln!(
         out,
         "solve time: p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} solves)",
         st.p50, st.p99, st.max, st.count
     )
+}
+
+/// The inputs besides targets, when there were any.
+fn write_commands(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
+    let c = &s.commands;
+    if c.received > 0 {
+        writeln!(
+            out,
+            "commands: {} received, {} accepted, {} refused",
+            c.received,
+            c.accepted,
+            c.refused.total()
+        )?;
+    }
+    let h = &s.steered;
+    if h.twists + h.marker_feedback + h.refused > 0 {
+        writeln!(
+            out,
+            "steered: {} twists, {} marker feedback, {} refused",
+            h.twists, h.marker_feedback, h.refused
+        )?;
+    }
+    Ok(())
+}
+
+/// The tracking error: the start-up move apart from how well the arm
+/// follows after it.
+fn write_tracking(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
+    let mm = |e: MeanMax| format!("mean {:.2} mm, max {:.2} mm", e.mean * 1e3, e.max * 1e3);
+    match (s.caught_up_s, s.steady_tracking_error_m) {
+        (None, _) if s.start_up_tracking_error_m.max == 0.0 => {
+            let why = match s.targets.received {
+                0 => "no target to track",
+                _ => "no target reached",
+            };
+            writeln!(out, "tracking error: none ({why})")
+        }
+        (Some(t), Some(steady)) => writeln!(
+            out,
+            "tracking error: {} after the start-up move ({t:.2} s, max {:.1} mm)",
+            mm(steady),
+            s.start_up_tracking_error_m.max * 1e3
+        ),
+        _ => writeln!(
+            out,
+            "tracking error: never caught up with the targets ({})",
+            mm(s.start_up_tracking_error_m)
+        ),
+    }
 }

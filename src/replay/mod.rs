@@ -24,6 +24,7 @@ mod tracking;
 pub use outcome::{CheckName, FailureKind, LimitKind};
 pub use report::{Check, MessageFailure, Report, Thresholds, TickFailure};
 pub use sink::{OutputBag, Outputs, TickSink};
+pub use tracking::CatchUp;
 
 use crate::bag::TargetType;
 use crate::bag::{BagMessage, BagReader};
@@ -31,7 +32,6 @@ use crate::node::{NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;
 use limits::LimitCheck;
 use topics::TargetTopics;
-use tracking::CatchUp;
 
 /// Replay settings besides the node's own.
 #[derive(Debug, Clone)]

@@ -6,7 +6,8 @@
 
 use crate::node::status::RunningStats;
 
-/// Splits a stream of per-tick tracking errors where the arm catches up.
+/// Splits a stream of per-tick tracking errors where the arm catches up
+/// (replay's report and `arm_ik run`'s summary both split it so).
 ///
 /// The arm has caught up when its tip first comes within the arrival
 /// distance of its target, or stops closing in on it (after falling, the
@@ -14,7 +15,7 @@ use crate::node::status::RunningStats;
 /// moving target is followed with a lag the arm never makes up, and that
 /// lag belongs to the steady state.
 #[derive(Debug, Clone)]
-pub(super) struct CatchUp {
+pub struct CatchUp {
     arrival_m: f64,
     previous: Option<f64>,
     closing_in: bool,

@@ -9,10 +9,16 @@ use super::lines::InputError;
 use super::source::Source;
 use super::summary::{Ending, Parts, RunSummary, Tally};
 use crate::node::{NodeCore, NodeStatus, Tick};
+use crate::replay::CatchUp;
 use crate::servo::ServoOutput;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The arm has caught up with its targets once its tip comes within this
+/// distance of one (m), or stops closing in: the tracking error before
+/// that is the start-up move, from wherever the arm started.
+const ARRIVAL_M: f64 = 1e-3;
 
 /// How the loop's clock advances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +74,8 @@ pub fn run<S: ServoOutput>(
     let mut tally = Tally::default();
     let mut input_ended: Option<f64> = None;
     let mut k = 0u64;
+    let mut catch_up = CatchUp::new(ARRIVAL_M);
+    let mut tracked = 0;
     let ended = loop {
         if last_tick.is_some_and(|last| k > last) {
             break Ending::Duration;
@@ -86,7 +94,13 @@ pub fn run<S: ServoOutput>(
             input_ended = Some(now);
         }
         let tick = core.tick(now);
-        if observer.tick(&tick, core.status()).is_break() {
+        // Only ticks at which the core measured the error (it has a target).
+        let st = core.status();
+        if st.tracking.count > tracked {
+            tracked = st.tracking.count;
+            catch_up.record(now, st.tracking_error);
+        }
+        if observer.tick(&tick, st).is_break() {
             break Ending::OutputClosed;
         }
         k += 1;
@@ -108,6 +122,7 @@ pub fn run<S: ServoOutput>(
         streams: source.streams(),
         path,
         ended,
+        catch_up: &catch_up,
     })
 }
 

@@ -3,8 +3,10 @@
 //! JSON a script reads is this struct, field for field.
 
 use crate::ik::SolverKind;
+use crate::node::status::CommandCounters;
 use crate::node::status::RunningStats;
 use crate::node::{FigureEight, NodeStatus, RejectReason, TargetCounters, TimeSummary};
+use crate::replay::CatchUp;
 use serde::Serialize;
 
 /// Why the loop stopped.
@@ -69,6 +71,24 @@ pub struct MeanMax {
     pub max: f64,
 }
 
+impl From<RunningStats> for MeanMax {
+    fn from(s: RunningStats) -> MeanMax {
+        MeanMax {
+            mean: s.mean,
+            max: s.max,
+        }
+    }
+}
+
+/// Twists and target-marker feedback: the arm steered by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Steered {
+    pub twists: u64,
+    pub marker_feedback: u64,
+    /// Twists and feedback refused (the reason is the last rejection).
+    pub refused: u64,
+}
+
 /// What the loop counted besides the node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -92,12 +112,25 @@ pub struct RunSummary {
     pub solver: SolverKind,
     pub link: String,
     pub targets: TargetCounters,
+    /// Joint commands, gripper commands, relax and enable, named poses.
+    pub commands: CommandCounters,
+    pub steered: Steered,
     /// Inputs that were not commands (lines, bag messages).
     pub malformed_lines: u64,
     /// Most inputs taken in one tick; `None` for the built-in path, whose
     /// input cannot pile up.
     pub max_targets_per_tick: Option<usize>,
+    /// Over every tick with a target, the start-up move included.
     pub tracking_error_m: MeanMax,
+    /// When the arm first caught up with its targets (s of node time);
+    /// `None` if it never did.
+    pub caught_up_s: Option<f64>,
+    /// The tracking error before that: the start-up move, as large as the
+    /// distance the arm started from.
+    pub start_up_tracking_error_m: MeanMax,
+    /// The tracking error after it: how well the arm follows. `None` if it
+    /// never caught up.
+    pub steady_tracking_error_m: Option<MeanMax>,
     pub solve_time_us: Micros,
     pub tick_time_us: Micros,
     pub last_rejection: Option<Rejection>,
@@ -116,12 +149,13 @@ pub(super) struct Parts<'a> {
     pub streams: bool,
     pub path: Option<FigureEight>,
     pub ended: Ending,
+    pub catch_up: &'a CatchUp,
 }
 
 impl RunSummary {
     pub(super) fn new(p: Parts<'_>) -> RunSummary {
         let s = p.status;
-        let RunningStats { mean, max, .. } = s.tracking;
+        let c = p.catch_up;
         RunSummary {
             simulated_s: p.simulated_s,
             wall_s: p.wall_s,
@@ -131,9 +165,18 @@ impl RunSummary {
             solver: s.solver,
             link: s.link.clone(),
             targets: s.targets,
+            commands: s.commands,
+            steered: Steered {
+                twists: s.steering.twists,
+                marker_feedback: s.steering.marker_feedback,
+                refused: s.steering.refused,
+            },
             malformed_lines: p.tally.malformed,
             max_targets_per_tick: p.streams.then_some(p.tally.max_per_tick),
-            tracking_error_m: MeanMax { mean, max },
+            tracking_error_m: s.tracking.into(),
+            caught_up_s: c.caught_up_s,
+            start_up_tracking_error_m: c.start_up.into(),
+            steady_tracking_error_m: c.caught_up_s.map(|_| c.steady.into()),
             solve_time_us: s.solve_time.summary().into(),
             tick_time_us: s.tick_time.summary().into(),
             last_rejection: s.last_rejection.as_ref().map(|(reason, why)| Rejection {
