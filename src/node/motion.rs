@@ -217,7 +217,10 @@ impl MotionLimiter {
                     .min(v + a * dt)
                     .max(v - a * dt)
             };
-            let new_v = if hard(land) == land {
+            // A goal stepped to the edge of what the joint can do lands
+            // exactly, rounding aside: missing it by an ulp would make the
+            // joint plan a stop instead.
+            let new_v = if (hard(land) - land).abs() <= LAND_TOLERANCE * (1.0 + land.abs()) {
                 land
             } else {
                 let sgn = if d < 0.0 { -1.0 } else { 1.0 };
@@ -270,6 +273,10 @@ impl MotionLimiter {
         self.q.iter().zip(&self.goal).all(|(q, g)| q == g) && self.v.iter().all(|&v| v == 0.0)
     }
 }
+
+/// How far (relative) a landing speed may be outside the joint's bounds
+/// and still count as within them: floating-point rounding only.
+const LAND_TOLERANCE: f64 = 1e-12;
 
 /// The largest speed `u >= 0` to take this tick that still lets the joint
 /// stop within distance `d` decelerating at `a`, in discrete steps of `dt`.

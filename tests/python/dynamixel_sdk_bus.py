@@ -17,6 +17,14 @@ import time
 import dynamixel_sdk as dxl
 
 from simbus import with_sim
+import dynamixel_sdk.port_handler as sdk_port
+
+# The SDK waits 2 x its USB latency timer (16 ms) + 2 ms for a reply, sized
+# for an FTDI adapter. The peer here is a Python process on a shared 2-core
+# machine that may be descheduled longer than that while a build runs; a
+# longer wait changes no byte on the wire, it only keeps a slow reply from
+# counting as none.
+sdk_port.LATENCY_TIMER = 100
 
 SIM_ARGS = ["--ids", "1,2,3,4,9", "--present", "1000,2000,3000,500,500",
             "--model", "1:xl430-w250", "--model", "2:xl330-m288", "--model", "3:xl330-m077",
