@@ -5,6 +5,7 @@
 
 use super::TempDir;
 use super::bus_sim::Sim;
+use arm_ik::servo::bus::StatusStream;
 use arm_ik::servo::dynamixel::packet;
 use arm_ik::servo::dynamixel::{Register, StatusPacket, StatusReader};
 use serialport::SerialPort;

@@ -6,8 +6,10 @@
 //! - [`encode`]: why an instruction packet cannot be built, and the checks
 //!   of ids, register blocks and sync-write blocks both codecs make;
 //! - [`rx`]: the receive buffer both status readers search for headers;
-//! - [`servos`]: the servos of one bus as a session sees them (who
-//!   answered when, who is awaited) and the request/reply exchange.
+//! - [`servos`]: the status-reader interface (a protocol supplies its
+//!   decoder, the buffer handling and replies come with it), the servos of
+//!   one bus as a session sees them (who answered when, who is awaited)
+//!   and the request/reply exchange.
 
 pub mod encode;
 pub mod rx;
@@ -15,4 +17,6 @@ pub mod servos;
 
 pub use encode::{BROADCAST_ID, EncodeError, MAX_ID, ValueError};
 pub use rx::RxBuffer;
-pub use servos::{REPLIES_MISSING, Reply, Servos, StatusStream, for_each_servo};
+pub use servos::{
+    BusStatus, REPLIES_MISSING, Reply, Servos, StatusStream, decode_all, for_each_servo,
+};

@@ -2,6 +2,7 @@
 //! answered, which are awaited, and the request/reply exchange of opening,
 //! relaxing and enabling, when the link waits for each answer.
 
+use super::RxBuffer;
 use super::encode::{BROADCAST_ID, EncodeError};
 use crate::servo::link::{Detail, LinkStatus, SessionError, await_reply, read_available};
 use serialport::SerialPort;
@@ -17,18 +18,65 @@ pub enum Reply<S> {
     Corrupt,
 }
 
-/// A protocol's status reader as the shared session code drives it.
+/// What the shared session code reads of a protocol's status packet.
+pub trait BusStatus {
+    /// The servo that answered.
+    fn id(&self) -> u8;
+    /// The packet's parameter bytes.
+    fn params(&self) -> &[u8];
+}
+
+/// A protocol's status reader: bytes from the bus go into its
+/// [`RxBuffer`] and come out as status packets. The protocol decodes
+/// (`next_status`: its header, length, check and stuffing rules); the
+/// buffer handling and the replies the session code drives are the same
+/// for every bus, so they are provided here.
 pub trait StatusStream: Send {
-    type Status;
-    /// How many parameter bytes a status packet carries.
-    fn params_len(status: &Self::Status) -> usize;
+    type Status: BusStatus;
+    /// Why bytes that looked like a packet were not a valid one.
+    type Error;
+    /// The bytes received and not decoded yet.
+    fn rx(&self) -> &RxBuffer;
+    fn rx_mut(&mut self) -> &mut RxBuffer;
+    /// The next complete packet or error; `None` when more bytes are
+    /// needed.
+    fn next_status(&mut self) -> Option<Result<Self::Status, Self::Error>>;
+
     /// Appends bytes received from the bus.
-    fn push(&mut self, bytes: &[u8]);
+    fn push(&mut self, bytes: &[u8]) {
+        self.rx_mut().push(bytes);
+    }
+    /// Bytes dropped so far while looking for a header.
+    fn skipped(&self) -> u64 {
+        self.rx().skipped()
+    }
+    /// Bytes received but not decoded yet (an incomplete packet).
+    fn pending(&self) -> usize {
+        self.rx().pending()
+    }
+    /// Drops everything pending (after a timeout, before a new request).
+    fn clear(&mut self) {
+        self.rx_mut().clear();
+    }
     /// The next complete packet (or corrupt one); `None` when more bytes
     /// are needed.
-    fn next_reply(&mut self) -> Option<Reply<Self::Status>>;
-    /// Bytes dropped while looking for a header.
-    fn skipped(&self) -> u64;
+    fn next_reply(&mut self) -> Option<Reply<Self::Status>> {
+        Some(match self.next_status()? {
+            Ok(status) => Reply::Packet {
+                id: status.id(),
+                status,
+            },
+            Err(_) => Reply::Corrupt,
+        })
+    }
+}
+
+/// Decodes every complete status packet in `bytes` with a fresh reader of
+/// type `R`. An incomplete tail is ignored.
+pub fn decode_all<R: StatusStream + Default>(bytes: &[u8]) -> Vec<Result<R::Status, R::Error>> {
+    let mut r = R::default();
+    r.push(bytes);
+    std::iter::from_fn(|| r.next_status()).collect()
 }
 
 /// The servos a session drives on one bus, in chain order.
@@ -226,7 +274,7 @@ impl<R: StatusStream> Servos<R> {
         let reply = await_reply(io, self.reply_timeout, |io| {
             self.poll(io)?;
             while let Some((j, s)) = self.next(Instant::now()) {
-                let n = R::params_len(&s);
+                let n = s.params().len();
                 match j {
                     Some(j) if j == k && (n == len || n == 0) => return Ok(Some(s)),
                     // A late answer to a feedback read (of one servo, or

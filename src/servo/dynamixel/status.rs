@@ -9,7 +9,7 @@
 
 use super::crc::crc16;
 use super::packet::{BROADCAST_ID, EncodeError, HEADER, MAX_ID, MAX_PACKET_LEN, frame, inst};
-use crate::servo::bus::{Reply, RxBuffer, StatusStream};
+use crate::servo::bus::{self, BusStatus, RxBuffer, StatusStream};
 use thiserror::Error;
 
 /// Largest LEN accepted by default: a packet of [`MAX_PACKET_LEN`] bytes
@@ -217,26 +217,6 @@ impl StatusReader {
         self
     }
 
-    /// Appends bytes received from the bus.
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.rx.push(bytes);
-    }
-
-    /// Bytes dropped so far while looking for a header.
-    pub fn skipped(&self) -> u64 {
-        self.rx.skipped()
-    }
-
-    /// Bytes received but not decoded yet (an incomplete packet).
-    pub fn pending(&self) -> usize {
-        self.rx.pending()
-    }
-
-    /// Drops everything pending (after a timeout, before a new request).
-    pub fn clear(&mut self) {
-        self.rx.clear();
-    }
-
     /// Whether the bytes after a found `FF FF FD` rule it out as a status
     /// header, judged on as many of them as have arrived.
     fn not_a_header(&self) -> bool {
@@ -248,10 +228,21 @@ impl StatusReader {
         let not_status = b.get(7).is_some_and(|&i| i != inst::STATUS);
         bad_reserved || bad_id || not_status
     }
+}
 
-    /// The next complete packet or error; `None` when more bytes are
-    /// needed.
-    pub fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
+impl StatusStream for StatusReader {
+    type Status = StatusPacket;
+    type Error = StatusError;
+
+    fn rx(&self) -> &RxBuffer {
+        &self.rx
+    }
+
+    fn rx_mut(&mut self) -> &mut RxBuffer {
+        &mut self.rx
+    }
+
+    fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
         loop {
             if !self.rx.seek(&HEADER[..3]) {
                 return None;
@@ -305,38 +296,20 @@ impl StatusReader {
     }
 }
 
-impl StatusStream for StatusReader {
-    type Status = StatusPacket;
-
-    fn params_len(status: &StatusPacket) -> usize {
-        status.params.len()
+impl BusStatus for StatusPacket {
+    fn id(&self) -> u8 {
+        self.id
     }
 
-    fn push(&mut self, bytes: &[u8]) {
-        self.rx.push(bytes);
-    }
-
-    fn next_reply(&mut self) -> Option<Reply<StatusPacket>> {
-        Some(match self.next_status()? {
-            Ok(status) => Reply::Packet {
-                id: status.id,
-                status,
-            },
-            Err(_) => Reply::Corrupt,
-        })
-    }
-
-    fn skipped(&self) -> u64 {
-        self.rx.skipped()
+    fn params(&self) -> &[u8] {
+        &self.params
     }
 }
 
 /// Decodes every complete status packet in `bytes` (a convenience over
 /// [`StatusReader`] for one buffer). An incomplete tail is ignored.
 pub fn decode_all(bytes: &[u8]) -> Vec<Result<StatusPacket, StatusError>> {
-    let mut r = StatusReader::new();
-    r.push(bytes);
-    std::iter::from_fn(|| r.next_status()).collect()
+    bus::decode_all::<StatusReader>(bytes)
 }
 
 /// One servo's part of a FAST SYNC READ reply.

@@ -4,6 +4,7 @@
 use super::packet::{self, BROADCAST_ID, MAX_ID};
 use super::status::*;
 use super::table::reg;
+use crate::servo::bus::StatusStream;
 use proptest::prelude::*;
 
 fn ok(id: u8, error: u8, params: &[u8]) -> Result<StatusPacket, StatusError> {

@@ -3,7 +3,7 @@
 
 use super::model::Endian;
 use super::packet::{HEADER, MAX_ID, MAX_STATUS_LEN, checksum};
-use crate::servo::bus::{Reply, RxBuffer, StatusStream};
+use crate::servo::bus::{self, BusStatus, RxBuffer, StatusStream};
 use thiserror::Error;
 
 /// The error byte of a status packet: what the servo reports about itself.
@@ -118,29 +118,21 @@ impl StatusReader {
         self.max_len = max.max(2);
         self
     }
+}
 
-    /// Appends bytes received from the bus.
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.rx.push(bytes);
+impl StatusStream for StatusReader {
+    type Status = StatusPacket;
+    type Error = StatusError;
+
+    fn rx(&self) -> &RxBuffer {
+        &self.rx
     }
 
-    /// Bytes dropped so far while looking for a header.
-    pub fn skipped(&self) -> u64 {
-        self.rx.skipped()
+    fn rx_mut(&mut self) -> &mut RxBuffer {
+        &mut self.rx
     }
 
-    /// Bytes received but not decoded yet (an incomplete packet).
-    pub fn pending(&self) -> usize {
-        self.rx.pending()
-    }
-
-    /// Drops everything pending (after a timeout, before a new request).
-    pub fn clear(&mut self) {
-        self.rx.clear();
-    }
-
-    /// The next complete packet or error; `None` when more bytes are needed.
-    pub fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
+    fn next_status(&mut self) -> Option<Result<StatusPacket, StatusError>> {
         loop {
             // Find a header; a trailing FF is kept, it may start one.
             if !self.rx.seek(&HEADER) {
@@ -190,38 +182,20 @@ impl StatusReader {
     }
 }
 
-impl StatusStream for StatusReader {
-    type Status = StatusPacket;
-
-    fn params_len(status: &StatusPacket) -> usize {
-        status.params.len()
+impl BusStatus for StatusPacket {
+    fn id(&self) -> u8 {
+        self.id
     }
 
-    fn push(&mut self, bytes: &[u8]) {
-        self.rx.push(bytes);
-    }
-
-    fn next_reply(&mut self) -> Option<Reply<StatusPacket>> {
-        Some(match self.next_status()? {
-            Ok(status) => Reply::Packet {
-                id: status.id,
-                status,
-            },
-            Err(_) => Reply::Corrupt,
-        })
-    }
-
-    fn skipped(&self) -> u64 {
-        self.rx.skipped()
+    fn params(&self) -> &[u8] {
+        &self.params
     }
 }
 
 /// Decodes every complete status packet in `bytes` (a convenience over
 /// [`StatusReader`] for one buffer). An incomplete tail is ignored.
 pub fn decode_all(bytes: &[u8]) -> Vec<Result<StatusPacket, StatusError>> {
-    let mut r = StatusReader::new();
-    r.push(bytes);
-    std::iter::from_fn(|| r.next_status()).collect()
+    bus::decode_all::<StatusReader>(bytes)
 }
 
 #[cfg(test)]
