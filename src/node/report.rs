@@ -53,17 +53,8 @@ impl HealthMonitor {
             why.push(m);
         };
 
-        if status.ticks as f64 >= rate_hz && status.loop_rate_hz > 0.0 {
-            let ratio = status.loop_rate_hz / rate_hz;
-            let m = format!(
-                "control loop at {:.1} Hz of {rate_hz} Hz",
-                status.loop_rate_hz
-            );
-            if ratio < Self::ERROR_RATE {
-                raise(Level::Error, m, &mut why);
-            } else if ratio < Self::WARN_RATE {
-                raise(Level::Warn, m, &mut why);
-            }
+        if let Some((l, m)) = Self::loop_rate(status, rate_hz) {
+            raise(l, m, &mut why);
         }
         if !status.link_ok {
             raise(
@@ -99,24 +90,9 @@ impl HealthMonitor {
                 &mut why,
             );
         }
-        let rejected = status
-            .targets
-            .rejected
-            .total()
-            .saturating_sub(self.last.rejected.total());
-        if rejected > 0 {
-            let last = status
-                .last_rejection
-                .as_ref()
-                .map(|(r, w)| format!(" (last: {}: {w})", r.name()))
-                .unwrap_or_default();
-            raise(
-                Level::Warn,
-                format!("{rejected} targets rejected since the last report{last}"),
-                &mut why,
-            );
+        if let Some(m) = self.new_rejections(status) {
+            raise(Level::Warn, m, &mut why);
         }
-        self.last = status.targets;
 
         let message = if why.is_empty() {
             if status.targets.reached == 0 {
@@ -128,6 +104,47 @@ impl HealthMonitor {
             why.join("; ")
         };
         Health { level, message }
+    }
+
+    /// The control loop's rate, when it has run a second and falls short.
+    fn loop_rate(status: &NodeStatus, rate_hz: f64) -> Option<(Level, String)> {
+        if (status.ticks as f64) < rate_hz || status.loop_rate_hz <= 0.0 {
+            return None;
+        }
+        let ratio = status.loop_rate_hz / rate_hz;
+        let m = format!(
+            "control loop at {:.1} Hz of {rate_hz} Hz",
+            status.loop_rate_hz
+        );
+        if ratio < Self::ERROR_RATE {
+            Some((Level::Error, m))
+        } else if ratio < Self::WARN_RATE {
+            Some((Level::Warn, m))
+        } else {
+            None
+        }
+    }
+
+    /// The targets rejected since the last report, if any, with the last
+    /// reason; remembers the counters for the next report.
+    fn new_rejections(&mut self, status: &NodeStatus) -> Option<String> {
+        let rejected = status
+            .targets
+            .rejected
+            .total()
+            .saturating_sub(self.last.rejected.total());
+        self.last = status.targets;
+        if rejected == 0 {
+            return None;
+        }
+        let last = status
+            .last_rejection
+            .as_ref()
+            .map(|(r, w)| format!(" (last: {}: {w})", r.name()))
+            .unwrap_or_default();
+        Some(format!(
+            "{rejected} targets rejected since the last report{last}"
+        ))
     }
 }
 

@@ -356,26 +356,10 @@ impl AnalyticSolver {
         if fixed > 0.0 {
             return None;
         }
-        // Rays (start offset from psi, direction, length), in offsets from
-        // psi: from the seed's angle outward when it lies on an arc, else
-        // from both ends of each arc inward.
         let ds = wrap_angle(seed_sigma - arcs.psi);
-        let mut rays = [(0.0, 0.0, 0.0); 4];
-        let mut count = 0;
-        for side in [1.0, -1.0] {
-            let x = side * ds; // the seed's offset mirrored onto this arc
-            if (a..=b).contains(&x) {
-                rays[count] = (side * x, side, b - x);
-                rays[count + 1] = (side * x, -side, x - a);
-            } else {
-                rays[count] = (side * a, side, b - a);
-                rays[count + 1] = (side * b, -side, b - a);
-            }
-            count += 2;
-        }
         let dist = |offset: f64| wrap_angle(offset - ds).abs();
         let mut best: Option<(f64, f64)> = None; // (distance, offset)
-        for &(start, dir, length) in &rays[..count] {
+        for (start, dir, length) in rays(a, b, ds) {
             let (mut last, mut travelled, mut step) = (start, 0.0, 0.0_f64);
             let mut previous = dist(start);
             loop {
@@ -386,18 +370,10 @@ impl AnalyticSolver {
                 }
                 previous = d;
                 if fits(arcs.psi + offset) {
-                    let mut inside = offset;
-                    if travelled > 0.0 {
-                        let mut outside = last;
-                        while (inside - outside).abs() > 1e-10 {
-                            let mid = 0.5 * (inside + outside);
-                            if fits(arcs.psi + mid) {
-                                inside = mid;
-                            } else {
-                                outside = mid;
-                            }
-                        }
-                    }
+                    let inside = match travelled > 0.0 {
+                        true => bisect(|o| fits(arcs.psi + o), offset, last),
+                        false => offset,
+                    };
                     best = Some((dist(inside), inside));
                     break;
                 }
@@ -451,4 +427,37 @@ impl AnalyticSolver {
             })
             .expect("at least one candidate")
     }
+}
+
+/// The rays the wrist-angle walk follows, as (start offset from psi,
+/// direction, length) on the arcs `[a, b]` and `[-b, -a]`: from the seed's
+/// offset `ds` outward when it lies on an arc, else from both ends of each
+/// arc inward.
+fn rays(a: f64, b: f64, ds: f64) -> [(f64, f64, f64); 4] {
+    let mut rays = [(0.0, 0.0, 0.0); 4];
+    for (k, side) in [1.0, -1.0].into_iter().enumerate() {
+        let x = side * ds; // the seed's offset mirrored onto this arc
+        if (a..=b).contains(&x) {
+            rays[2 * k] = (side * x, side, b - x);
+            rays[2 * k + 1] = (side * x, -side, x - a);
+        } else {
+            rays[2 * k] = (side * a, side, b - a);
+            rays[2 * k + 1] = (side * b, -side, b - a);
+        }
+    }
+    rays
+}
+
+/// The boundary between `inside` (where `fits`) and `outside`, to 1e-10,
+/// from the inside.
+fn bisect(fits: impl Fn(f64) -> bool, mut inside: f64, mut outside: f64) -> f64 {
+    while (inside - outside).abs() > 1e-10 {
+        let mid = 0.5 * (inside + outside);
+        if fits(mid) {
+            inside = mid;
+        } else {
+            outside = mid;
+        }
+    }
+    inside
 }
