@@ -341,3 +341,49 @@ fn jogs_out_of_reach_in_any_direction_keep_the_elbow_bent_its_way() {
         assert!(st.hold.is_some(), "{dir:?}: not held at the edge");
     }
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One leg of a random jog: a twist held for a while, in the base or
+    /// the tool frame.
+    fn leg() -> impl Strategy<Value = (bool, [f64; 3], [f64; 3], u64)> {
+        let v = || prop::array::uniform3(-0.15..0.15f64);
+        let w = || prop::array::uniform3(-0.8..0.8f64);
+        (any::<bool>(), v(), w(), 10..60u64)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        /// Whatever a stick does (out of reach, into limits, turning what
+        /// five joints cannot), every joint stays within its limits and
+        /// never steps faster than its speed limit, nothing is NaN, and
+        /// the elbow keeps the side it is bent to.
+        #[test]
+        fn random_jogs_keep_every_limit_and_the_elbow_bent(legs in prop::collection::vec(leg(), 4..8)) {
+            let (mut node, dt, mut k) = common::ready_arm_node();
+            let chain = node.core().chain().clone();
+            let limits = node.core().motion().limits().to_vec();
+            let mut prev = node.core().motion().position().to_vec();
+            for (tool, v, w, ticks) in legs {
+                let frame = if tool { "tool" } else { "base_link" };
+                for _ in 0..ticks {
+                    node.push_command(twist(frame, v, w));
+                    node.tick(k as f64 * dt);
+                    k += 1;
+                    let q = node.core().motion().position().to_vec();
+                    prop_assert!(q.iter().all(|x| x.is_finite()), "{q:?}");
+                    prop_assert!(chain.within_limits(&q[..chain.dof()]), "{q:?}");
+                    prop_assert!(q[2] > 0.0, "the elbow flipped: {q:?}");
+                    for (j, l) in limits.iter().enumerate() {
+                        let step = (q[j] - prev[j]).abs();
+                        prop_assert!(step <= l.velocity * dt + 1e-9, "joint {j} stepped {step}");
+                    }
+                    prev = q;
+                }
+            }
+        }
+    }
+}
