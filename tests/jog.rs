@@ -193,6 +193,44 @@ fn a_twist_in_another_frame_is_refused_naming_it() {
     assert_eq!(tip(&node), before);
 }
 
+/// Counts, per joint, how often it turned back by more than
+/// [`Swings::BACK`] from the furthest it had gone: a swing a person sees.
+struct Swings {
+    count: Vec<u32>,
+    /// The furthest position in the current direction, and the direction
+    /// (0 until the joint first moved by more than `BACK`).
+    extreme: Vec<(f64, f64)>,
+}
+
+impl Swings {
+    /// About a degree.
+    const BACK: f64 = 0.02;
+
+    fn new(q: &[f64]) -> Swings {
+        Swings {
+            count: vec![0; q.len()],
+            extreme: q.iter().map(|&x| (x, 0.0)).collect(),
+        }
+    }
+
+    fn record(&mut self, q: &[f64]) {
+        for (j, &x) in q.iter().enumerate() {
+            let (far, dir) = &mut self.extreme[j];
+            let moved = x - *far;
+            if *dir == 0.0 {
+                if moved.abs() > Self::BACK {
+                    (*far, *dir) = (x, moved.signum());
+                }
+            } else if moved * *dir > 0.0 {
+                *far = x;
+            } else if moved.abs() > Self::BACK {
+                self.count[j] += 1;
+                (*far, *dir) = (x, -*dir);
+            }
+        }
+    }
+}
+
 /// How far the tip of the project arm reaches along the line `z` above the
 /// base through the base axis: the shoulder, elbow and wrist pitch links
 /// stretched into one (m).
@@ -271,47 +309,36 @@ fn a_jog_out_of_reach_stops_at_the_edge_on_the_line_without_flipping() {
     );
     // Back inward at 0.05 m/s for 1 s: the elbow bends from nearly
     // straight, so the first centimetres go slower than asked, but on the
-    // line and without a joint turning back and forth.
-    let mut prev = node.core().motion().position().to_vec();
-    let mut turned_back = vec![0; chain.dof()];
-    let mut last_dir = vec![0.0_f64; chain.dof()];
+    // line and without a joint swinging back and forth.
+    let mut swings = Swings::new(node.core().motion().position());
     for _ in 0..(1.0 / dt) as u64 {
         node.push_command(base_twist([-0.05, 0.0, 0.0]));
         node.tick(k as f64 * dt);
         k += 1;
-        let q = node.core().motion().position().to_vec();
-        for j in 0..chain.dof() {
-            let v = (q[j] - prev[j]) / dt;
-            // Swinging: turning back at a tenth of its speed limit or more.
-            if v.abs() > 0.1 * limits[j].velocity {
-                if v * last_dir[j] < 0.0 {
-                    turned_back[j] += 1;
-                }
-                last_dir[j] = v;
-            }
-        }
-        prev = q;
+        swings.record(node.core().motion().position());
         let d = tip(&node) - start;
         off_line = off_line.max(d.y.hypot(d.z));
     }
     let back = rest.x - tip(&node).x;
     assert!(back > 0.025, "jogging inward moved the tip only {back} m");
     assert!(off_line <= 0.002, "the tip left the line by {off_line} m");
+    let turned_back = swings.count;
     assert!(
         turned_back.iter().all(|&n| n == 0),
         "joints turned back and forth jogging inward: {turned_back:?}"
     );
 }
 
-/// Pushed out of reach up, sideways and on a slant, the elbow never passes
-/// straight: near the edge of the workspace the three pitch joints can
-/// reach a point along a small loop of poses, and the least-motion answer
-/// wandered along it, bending the elbow the other way while the wrist was
-/// still bent (nothing singular to slow down for). The tip stays on the
+/// Pushed out of reach up, sideways and on a slant, neither the elbow nor
+/// the wrist passes straight: near the edge of the workspace the three
+/// pitch joints can reach a point along a small loop of poses, and the
+/// least-motion answer wandered along it, bending the elbow the other way
+/// while the wrist was still bent (nothing singular to slow down for), or
+/// (straight up) swinging the wrist through straight. The tip stays on the
 /// line it was pushed along.
 #[test]
-fn jogs_out_of_reach_in_any_direction_keep_the_elbow_bent_its_way() {
-    let elbow = 2;
+fn jogs_out_of_reach_in_any_direction_keep_the_elbow_and_wrist_bent_their_way() {
+    let (elbow, wrist) = (2, 3);
     for dir in [
         [0.0, 0.0, 1.0],
         [0.6, 0.3, 0.74],
@@ -326,8 +353,15 @@ fn jogs_out_of_reach_in_any_direction_keep_the_elbow_bent_its_way() {
             node.push_command(base_twist((d * 0.1).into()));
             node.tick(k as f64 * dt);
             k += 1;
-            let q = node.core().motion().position()[elbow];
-            assert!(q > 0.0, "{dir:?}, tick {i}: the elbow flipped to {q}");
+            let q = node.core().motion().position();
+            assert!(
+                q[elbow] > 0.0,
+                "{dir:?}, tick {i}: the elbow flipped: {q:?}"
+            );
+            assert!(
+                q[wrist] > 0.0,
+                "{dir:?}, tick {i}: the wrist flipped: {q:?}"
+            );
             let e = tip(&node) - start;
             off_line = off_line.max((e - d * e.dot(&d)).norm());
         }

@@ -12,7 +12,8 @@
 //!
 //! A jog looks ahead near singularities so it can always brake in time
 //! (`steer/lookahead.rs`), and while steering the elbow keeps the side it
-//! is bent to (`steer/elbow.rs`).
+//! is bent to, the wrist too while the tip is only placed
+//! (`steer/elbow.rs`).
 
 use super::follow::{FollowStep, Follower, Hold};
 use super::jog::{Jog, Pace, TwistMsg};
@@ -225,39 +226,8 @@ impl Steering {
         status: &mut SteerStatus,
     ) -> Option<&[f64]> {
         let dt = motion.period();
-        for (i, l) in motion.limits().iter().take(self.dof).enumerate() {
-            let (lower, upper) = self.elbows.narrow(i, self.goal[i], (l.lower, l.upper));
-            let l = AxisLimits { lower, upper, ..*l };
-            self.limits[i] = (lower, upper);
-            self.steps[i] = tick_range(&l, self.goal[i], motion.velocity()[i], dt);
-            self.turn_caps[i] = TURN_SHARE * l.velocity * dt;
-        }
-        let target = match self.mode {
-            SteerMode::Idle => return None,
-            SteerMode::Jog => {
-                let tip = chain.fk(&self.goal);
-                match (self.jog.advance(settings, &tip, now, dt), &self.target) {
-                    // An arm with fewer than 6 joints moving the tip
-                    // without turning it: holding the orientation exactly
-                    // drives it to the straight elbow at ever higher
-                    // speed, so it places the tip and lets the
-                    // orientation follow the least joint motion.
-                    (Some(t), _) if self.dof < 6 && !self.jog.turning() => {
-                        Target::position(t.position)
-                    }
-                    (Some(t), _) => t,
-                    // The jog is at rest but the joints still slow down
-                    // onto its last target.
-                    (None, Some(t)) if !self.settled() => t.clone(),
-                    (None, _) => {
-                        // At rest: the goal stays where the jog left it.
-                        self.release(status);
-                        return None;
-                    }
-                }
-            }
-            SteerMode::Drag => self.drag.clone()?,
-        };
+        let target = self.next_target(chain, settings, now, dt, status)?;
+        self.load_ranges(motion, target.orientation.is_none());
         self.before.copy_from_slice(&self.goal);
         self.last = None;
         if self.mode == SteerMode::Jog && self.jog.blocked_at_rest() {
@@ -287,6 +257,60 @@ impl Steering {
         self.note_unfollowed_turn(&step, status);
         self.target = Some(target);
         Some(&self.goal)
+    }
+
+    /// The target the follower moves the tip toward this tick: the jog's
+    /// (advanced by `dt`) or the dragged marker's; `None` when nothing
+    /// steers any more.
+    fn next_target(
+        &mut self,
+        chain: &Chain,
+        settings: &JogSettings,
+        now: f64,
+        dt: f64,
+        status: &mut SteerStatus,
+    ) -> Option<Target> {
+        match self.mode {
+            SteerMode::Idle => None,
+            SteerMode::Jog => {
+                let tip = chain.fk(&self.goal);
+                match (self.jog.advance(settings, &tip, now, dt), &self.target) {
+                    // An arm with fewer than 6 joints moving the tip
+                    // without turning it: holding the orientation exactly
+                    // drives it to the straight elbow at ever higher
+                    // speed, so it places the tip and lets the
+                    // orientation follow the least joint motion.
+                    (Some(t), _) if self.dof < 6 && !self.jog.turning() => {
+                        Some(Target::position(t.position))
+                    }
+                    (Some(t), _) => Some(t),
+                    // The jog is at rest but the joints still slow down
+                    // onto its last target.
+                    (None, Some(t)) if !self.settled() => Some(t.clone()),
+                    (None, _) => {
+                        // At rest: the goal stays where the jog left it.
+                        self.release(status);
+                        None
+                    }
+                }
+            }
+            SteerMode::Drag => self.drag.clone(),
+        }
+    }
+
+    /// Each joint's range and step bounds this tick, from the motion
+    /// limiter's state; `placing` when the target places the tip without
+    /// turning it (then the wrist keeps its bend too, see `steer/elbow.rs`).
+    fn load_ranges(&mut self, motion: &MotionLimiter, placing: bool) {
+        let dt = motion.period();
+        for (i, l) in motion.limits().iter().take(self.dof).enumerate() {
+            let range = (l.lower, l.upper);
+            let (lower, upper) = self.elbows.narrow(i, self.goal[i], range, placing);
+            let l = AxisLimits { lower, upper, ..*l };
+            self.limits[i] = (lower, upper);
+            self.steps[i] = tick_range(&l, self.goal[i], motion.velocity()[i], dt);
+            self.turn_caps[i] = TURN_SHARE * l.velocity * dt;
+        }
     }
 
     /// Halted at a singularity with the twist still pushing into it: the

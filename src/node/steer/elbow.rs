@@ -1,4 +1,4 @@
-//! Keeping the elbow's bend while steering by hand.
+//! Keeping the elbow's (and the wrist's) bend while steering by hand.
 //!
 //! An arm with more pitch joints than the position needs (shoulder, elbow
 //! and wrist pitch on the project arm and the SO-101) reaches a point near
@@ -13,11 +13,19 @@
 //! braking then stops it there like at any other limit, and the other
 //! joints carry on. A target or a joint command may still move it across.
 //!
-//! The elbow is found from the chain's geometry, not its name: the second
-//! joint of a run of consecutive revolute joints with parallel axes (the
-//! knee of a hip-knee leg too). Straight is where the joint before it, the
-//! elbow and the next point down the chain (the next joint away from the
-//! elbow's axis, or the tip) line up, seen along the axis.
+//! The wrist pitch (a later joint of the same run) keeps its bend the same
+//! way while the steering only places the tip: how the tool points is then
+//! the least joint motion's choice, and a wrist swinging through straight
+//! as the arm stretches is a flip to the person watching. While the tip is
+//! being turned, the wrist may pass straight: pitching the tool up or down
+//! takes that.
+//!
+//! The bends are found from the chain's geometry, not their names: the
+//! second and later joints of a run of consecutive revolute joints with
+//! parallel axes (the elbow is the second; the knee of a hip-knee leg
+//! too). Straight is where the joint before it, the joint and the next
+//! point down the chain (the next joint away from its axis, or the tip)
+//! line up, seen along the axis.
 
 use crate::model::{Chain, Frames};
 use nalgebra::Vector3;
@@ -31,10 +39,12 @@ const PARALLEL: f64 = 1e-6;
 /// Links shorter than this (m) across an axis do not define a bend.
 const SHORT: f64 = 1e-6;
 
-/// One elbow: its joint, its straight angle and the side it is bent to.
+/// One bend: its joint, its straight angle and the side it is bent to.
 #[derive(Debug, Clone, PartialEq)]
 struct Elbow {
     joint: usize,
+    /// The elbow (the second joint of its run), or a wrist after it.
+    elbow: bool,
     /// The joint angle at which the elbow is straight (rad).
     straight: f64,
     /// +1 or -1 once the elbow is bent more than [`MARGIN`] to that side
@@ -61,11 +71,10 @@ impl Elbows {
         let parallel = |a: usize, b: usize| frames.axes[a].cross(&frames.axes[b]).norm() < PARALLEL;
         let mut elbows = Vec::new();
         for i in 1..n {
-            let second = revolute(i - 1) && revolute(i) && parallel(i - 1, i);
-            let third = i >= 2 && revolute(i - 2) && parallel(i - 2, i - 1);
-            if !second || third {
+            if !(revolute(i - 1) && revolute(i) && parallel(i - 1, i)) {
                 continue;
             }
+            let elbow = !(i >= 2 && revolute(i - 2) && parallel(i - 2, i - 1));
             let axis = frames.axes[i];
             let across = |v: Vector3<f64>| v - axis * v.dot(&axis);
             let here = frames.origins[i].coords;
@@ -81,6 +90,7 @@ impl Elbows {
             let bend = axis.dot(&before.cross(&after)).atan2(before.dot(&after));
             elbows.push(Elbow {
                 joint: i,
+                elbow,
                 straight: -bend,
                 side: None,
             });
@@ -94,11 +104,25 @@ impl Elbows {
     }
 
     /// Narrows joint `i`'s range `(lower, upper)` at position `q` to the
-    /// side of straight its elbow keeps, if it is an elbow bent to a side.
-    pub(super) fn narrow(&mut self, i: usize, q: f64, (lower, upper): (f64, f64)) -> (f64, f64) {
+    /// side of straight it keeps, if it is a bend bent to a side: an elbow
+    /// always, a wrist while the steering is `placing` the tip without
+    /// turning it.
+    pub(super) fn narrow(
+        &mut self,
+        i: usize,
+        q: f64,
+        (lower, upper): (f64, f64),
+        placing: bool,
+    ) -> (f64, f64) {
         let Some(e) = self.elbows.iter_mut().find(|e| e.joint == i) else {
             return (lower, upper);
         };
+        if !e.elbow && !placing {
+            // Free to pass straight; the side is taken afresh when the
+            // tip is only placed again.
+            e.side = None;
+            return (lower, upper);
+        }
         let bend = wrap(q - e.straight);
         if e.side.is_none() && bend.abs() >= MARGIN {
             e.side = Some(bend.signum());
@@ -125,18 +149,23 @@ mod tests {
 
     const ARM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf");
 
-    #[test]
-    fn the_project_arm_has_one_elbow_straight_at_zero() {
-        let chain = Chain::from_urdf_file(ARM, None, None).unwrap();
-        let elbows = Elbows::new(&chain);
-        assert_eq!(elbows.elbows.len(), 1, "{elbows:?}");
-        let e = &elbows.elbows[0];
-        assert_eq!(chain.joints[e.joint].name, "elbow");
-        assert!(e.straight.abs() < 1e-9, "{}", e.straight);
-    }
-
     fn close((a, b): (f64, f64), (c, d): (f64, f64)) -> bool {
         (a - c).abs() < 1e-12 && (b - d).abs() < 1e-12
+    }
+
+    #[test]
+    fn the_project_arm_bends_at_the_elbow_and_the_wrist_straight_at_zero() {
+        let chain = Chain::from_urdf_file(ARM, None, None).unwrap();
+        let elbows = Elbows::new(&chain);
+        let found: Vec<_> = elbows
+            .elbows
+            .iter()
+            .map(|e| (chain.joints[e.joint].name.as_str(), e.elbow))
+            .collect();
+        assert_eq!(found, [("elbow", true), ("wrist_pitch", false)]);
+        for e in &elbows.elbows {
+            assert!(e.straight.abs() < 1e-9, "{e:?}");
+        }
     }
 
     #[test]
@@ -146,13 +175,29 @@ mod tests {
         let j = elbows.elbows[0].joint;
         let range = (-2.0944, 2.0944);
         elbows.begin();
-        assert!(close(elbows.narrow(j, 1.2, range), (MARGIN, 2.0944)));
+        assert!(close(elbows.narrow(j, 1.2, range, false), (MARGIN, 2.0944)));
         // Still that side when it comes back near straight.
-        assert!(close(elbows.narrow(j, 0.06, range), (MARGIN, 2.0944)));
+        assert!(close(elbows.narrow(j, 0.06, range, true), (MARGIN, 2.0944)));
         elbows.begin();
-        assert_eq!(elbows.narrow(j, 0.01, range), range, "not bent yet");
-        assert!(close(elbows.narrow(j, -0.3, range), (-2.0944, -MARGIN)));
+        assert_eq!(elbows.narrow(j, 0.01, range, true), range, "not bent yet");
+        assert!(close(
+            elbows.narrow(j, -0.3, range, true),
+            (-2.0944, -MARGIN)
+        ));
         // Other joints are left alone.
-        assert_eq!(elbows.narrow(j + 1, 0.01, range), range);
+        assert_eq!(elbows.narrow(j - 1, 0.01, range, true), range);
+    }
+
+    #[test]
+    fn the_wrist_keeps_its_bend_only_while_the_tip_is_placed() {
+        let chain = Chain::from_urdf_file(ARM, None, None).unwrap();
+        let mut elbows = Elbows::new(&chain);
+        let w = elbows.elbows[1].joint;
+        let range = (-1.5, 1.5);
+        elbows.begin();
+        assert!(close(elbows.narrow(w, 0.8, range, true), (MARGIN, 1.5)));
+        // Turning the tip: free, and the side is forgotten.
+        assert_eq!(elbows.narrow(w, -0.4, range, false), range);
+        assert!(close(elbows.narrow(w, -0.4, range, true), (-1.5, -MARGIN)));
     }
 }
