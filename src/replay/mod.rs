@@ -75,8 +75,6 @@ pub struct Replay<S: ServoOutput> {
     pending: Option<(u64, u64)>,
     limits: LimitCheck,
     catch_up: CatchUp,
-    /// Tracking errors the core had recorded by the last tick.
-    tracked: u64,
     report: Report,
     started: std::time::Instant,
 }
@@ -93,7 +91,6 @@ impl<S: ServoOutput> Replay<S> {
             dt,
             limits: LimitCheck::new(dt, core.motion().position(), opts.max_listed),
             catch_up: CatchUp::new(opts.thresholds.max_position_error),
-            tracked: 0,
             core,
             opts,
             t0: None,
@@ -243,11 +240,7 @@ impl<S: ServoOutput> Replay<S> {
         let tracking_error = st.tracking_error;
         sink.tick(self.log_time(t), js, tracking_error);
         self.report.max_tracking_error_m = self.report.max_tracking_error_m.max(tracking_error);
-        // Only ticks at which the core measured the error (it has a target).
-        if st.tracking.count > self.tracked {
-            self.tracked = st.tracking.count;
-            self.catch_up.record(t, tracking_error);
-        }
+        self.catch_up.observe(t, st);
         // The pending target's fate is what its solve came to.
         if let (Some(outcome), Some((index, log))) = (tick.solve, self.pending.take()) {
             self.follow(index, log, outcome);

@@ -4,6 +4,7 @@
 //! the distance the arm starts from, which says nothing about how well it
 //! follows; the steady state is what a user wants to know.
 
+use crate::node::NodeStatus;
 use crate::node::status::RunningStats;
 
 /// Splits a stream of per-tick tracking errors where the arm catches up
@@ -23,6 +24,8 @@ pub struct CatchUp {
     pub caught_up_s: Option<f64>,
     pub start_up: RunningStats,
     pub steady: RunningStats,
+    /// Errors the node core had measured at the last observation.
+    seen: u64,
 }
 
 impl CatchUp {
@@ -34,6 +37,17 @@ impl CatchUp {
             caught_up_s: None,
             start_up: RunningStats::default(),
             steady: RunningStats::default(),
+            seen: 0,
+        }
+    }
+
+    /// Records the node's tracking error after its tick at simulated time
+    /// `t`, if the core measured one in that tick (it only does while it
+    /// has a target).
+    pub fn observe(&mut self, t: f64, status: &NodeStatus) {
+        if status.tracking.count > self.seen {
+            self.seen = status.tracking.count;
+            self.record(t, status.tracking_error);
         }
     }
 

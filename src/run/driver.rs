@@ -75,7 +75,6 @@ pub fn run<S: ServoOutput>(
     let mut input_ended: Option<f64> = None;
     let mut k = 0u64;
     let mut catch_up = CatchUp::new(ARRIVAL_M);
-    let mut tracked = 0;
     let ended = loop {
         if last_tick.is_some_and(|last| k > last) {
             break Ending::Duration;
@@ -94,12 +93,8 @@ pub fn run<S: ServoOutput>(
             input_ended = Some(now);
         }
         let tick = core.tick(now);
-        // Only ticks at which the core measured the error (it has a target).
         let st = core.status();
-        if st.tracking.count > tracked {
-            tracked = st.tracking.count;
-            catch_up.record(now, st.tracking_error);
-        }
+        catch_up.observe(now, st);
         if observer.tick(&tick, st).is_break() {
             break Ending::OutputClosed;
         }

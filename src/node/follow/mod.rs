@@ -162,12 +162,6 @@ impl Follower {
         }
     }
 
-    /// The singular value at which the follower stops a step toward a
-    /// singularity (m/rad).
-    pub fn stop_sigma(&self) -> f64 {
-        self.stop
-    }
-
     /// New per-joint modes (the solver's `lock` and `clamp` changed).
     pub fn set_modes(&mut self, chain: &Chain, modes: &[JointMode]) {
         self.template = Bounds::new(chain, modes);

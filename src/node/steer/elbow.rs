@@ -27,9 +27,8 @@
 //! point down the chain (the next joint away from its axis, or the tip)
 //! line up, seen along the axis.
 
-use crate::model::{Chain, Frames};
+use crate::model::{Chain, Frames, wrap_angle};
 use nalgebra::Vector3;
-use std::f64::consts::PI;
 
 /// How far short of straight the elbow stops (rad): about 3 degrees, which
 /// costs a fraction of a millimetre of reach.
@@ -123,7 +122,7 @@ impl Elbows {
             e.side = None;
             return (lower, upper);
         }
-        let bend = wrap(q - e.straight);
+        let bend = wrap_angle(q - e.straight);
         if e.side.is_none() && bend.abs() >= MARGIN {
             e.side = Some(bend.signum());
         }
@@ -135,12 +134,6 @@ impl Elbows {
             None => (lower, upper),
         }
     }
-}
-
-/// `a` in `(-pi, pi]`.
-fn wrap(a: f64) -> f64 {
-    let w = a.rem_euclid(2.0 * PI);
-    if w > PI { w - 2.0 * PI } else { w }
 }
 
 #[cfg(test)]
