@@ -1,0 +1,123 @@
+"""Parameters through the standard services `ros2 param` uses
+(list/describe/get/set_parameters): every parameter of the README's table
+is declared with its type and a description, start values are read back, a
+live change takes effect on the arm, and a bad value or a parameter fixed
+at start is refused with the reason while the old value stays."""
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import DescribeParameters, GetParameters, ListParameters, SetParameters
+from sensor_msgs.msg import JointState
+
+from readme import table
+
+TYPES = {"string": ParameterType.PARAMETER_STRING, "double": ParameterType.PARAMETER_DOUBLE,
+         "integer": ParameterType.PARAMETER_INTEGER, "bool": ParameterType.PARAMETER_BOOL}
+
+
+def value(v):
+    """A ParameterValue as a Python value."""
+    return {ParameterType.PARAMETER_STRING: v.string_value, ParameterType.PARAMETER_DOUBLE: v.double_value,
+            ParameterType.PARAMETER_INTEGER: v.integer_value, ParameterType.PARAMETER_BOOL: v.bool_value,
+            ParameterType.PARAMETER_NOT_SET: None}[v.type]
+
+
+def param(name, v):
+    pv = ParameterValue()
+    if isinstance(v, bool):
+        pv.type, pv.bool_value = ParameterType.PARAMETER_BOOL, v
+    elif isinstance(v, int):
+        pv.type, pv.integer_value = ParameterType.PARAMETER_INTEGER, v
+    elif isinstance(v, float):
+        pv.type, pv.double_value = ParameterType.PARAMETER_DOUBLE, v
+    else:
+        pv.type, pv.string_value = ParameterType.PARAMETER_STRING, v
+    return Parameter(name=name, value=pv)
+
+
+def get(arm, *names):
+    r = arm.peer.call(GetParameters, "/ik_node/get_parameters", GetParameters.Request(names=list(names)))
+    return [value(v) for v in r.values]
+
+
+def set_one(arm, name, v):
+    """`ros2 param set`: (successful, reason)."""
+    req = SetParameters.Request(parameters=[param(name, v)])
+    r = arm.peer.call(SetParameters, "/ik_node/set_parameters", req).results[0]
+    return r.successful, r.reason
+
+
+def test_every_parameter_of_the_readme_is_declared_with_its_type_and_a_description(arm):
+    rows = table("### Parameters")
+    documented = {r[0].strip("`"): r[1] for r in rows}
+    assert len(documented) > 30, documented
+    listed = arm.peer.call(ListParameters, "/ik_node/list_parameters").result.names
+    missing = set(documented) - set(listed)
+    assert not missing, "in the README, not declared by ik_node: %s" % sorted(missing)
+    req = DescribeParameters.Request(names=list(documented))
+    for d in arm.peer.call(DescribeParameters, "/ik_node/describe_parameters", req).descriptors:
+        assert d.type == TYPES[documented[d.name]], "%s: type %d, README says %s" % (d.name, d.type, documented[d.name])
+        assert d.description.strip(), "%s has no description" % d.name
+
+
+def test_start_values_and_defaults_are_read_back(start_arm):
+    arm = start_arm({"solver": "ccd", "max_velocity": 1.0, "lock": "wrist_roll"})
+    assert get(arm, "solver", "max_velocity", "lock", "rate_hz", "jog_timeout", "sim") == \
+        ["ccd", 1.0, "wrist_roll", 50.0, 0.2, True]
+
+
+def top_speed(arm, joint, target):
+    """Moves `joint` to `target` with a joint command; returns the largest
+    speed joint_states reported on the way."""
+    n = len(arm.joints)
+    m = JointState()
+    m.name, m.position = [joint], [target]
+    arm.publish("/ik_node/joint_command", m)
+    arm.wait_joints(lambda q: abs(q[joint] - target) < 1e-6, "%s at %s" % (joint, target))
+    i = arm.joints.messages[n].name.index(joint)
+    return max(abs(m.velocity[i]) for m in arm.joints.since(n))
+
+
+def test_a_live_change_applies_to_the_moving_arm(start_arm):
+    arm = start_arm({"max_velocity": 1.0})
+    assert 0.9 < top_speed(arm, "base_yaw", 1.2) <= 1.0 + 1e-9
+    assert set_one(arm, "max_velocity", 0.3) == (True, "")
+    assert get(arm, "max_velocity") == [0.3]
+    arm.node.wait_log("parameter max_velocity changed: applied at the next tick")
+    assert 0.25 < top_speed(arm, "base_yaw", -0.4) <= 0.3 + 1e-9
+    # The solver too: /diagnostics names the one in use.
+    assert set_one(arm, "solver", "ccd") == (True, "")
+    arm.wait_diag(lambda v: v["solver"] == "ccd", "/diagnostics naming the ccd solver")
+
+
+def test_a_bad_value_is_refused_with_the_reason_and_the_old_value_stays(start_arm):
+    arm = start_arm({"solver": "jacobian"})
+    for name, bad, reason in [
+        ("solver", "nope", "nope"),
+        ("gripper_open", "3", "1.2"),  # outside the gripper's range 0..1.2
+        ("max_velocity", -1.0, "max_velocity"),
+        ("max_velocity", 1, "max_velocity"),  # an integer for a double
+        ("lock", "no_such_joint", "no_such_joint"),
+    ]:
+        old = get(arm, name)
+        ok, why = set_one(arm, name, bad)
+        assert not ok and reason in why and name in why, (name, bad, why)
+        assert get(arm, name) == old, name
+    v = arm.wait_diag(lambda v: True, "a diagnostics report")
+    assert v["solver"] == "jacobian", v
+
+
+def test_a_parameter_fixed_at_start_is_refused_with_the_reason(arm):
+    ok, why = set_one(arm, "rate_hz", 100.0)
+    assert not ok and "rate_hz cannot change while the node runs" in why and "restart" in why, why
+    assert get(arm, "rate_hz") == [50.0]
+    for name, v in [("urdf_path", "/tmp/other.urdf"), ("tip_link", "hand"), ("poses_file", ""), ("sim", False)]:
+        old = get(arm, name)
+        ok, why = set_one(arm, name, v)
+        assert not ok and name in why and "cannot change while the node runs" in why, (name, why)
+        assert get(arm, name) == old
+
+
+def test_a_bad_value_at_start_stops_the_node_naming_the_parameter(start_arm):
+    arm = start_arm({"solver": "nope"}, wait=False)
+    assert arm.node.wait_exit() == 1
+    log = arm.node.log()
+    assert "invalid parameter" in log and "solver" in log and "nope" in log, log
