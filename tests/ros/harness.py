@@ -258,6 +258,29 @@ class IkNode:
         return self.proc.returncode
 
 
+def parameter(name, v):
+    """An rcl_interfaces Parameter typed as the Python value is."""
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    pv = ParameterValue()
+    if isinstance(v, bool):
+        pv.type, pv.bool_value = ParameterType.PARAMETER_BOOL, v
+    elif isinstance(v, int):
+        pv.type, pv.integer_value = ParameterType.PARAMETER_INTEGER, v
+    elif isinstance(v, float):
+        pv.type, pv.double_value = ParameterType.PARAMETER_DOUBLE, v
+    else:
+        pv.type, pv.string_value = ParameterType.PARAMETER_STRING, v
+    return Parameter(name=name, value=pv)
+
+
+def parameter_value(v):
+    """An rcl_interfaces ParameterValue as a Python value."""
+    from rcl_interfaces.msg import ParameterType as T
+    return {T.PARAMETER_STRING: v.string_value, T.PARAMETER_DOUBLE: v.double_value,
+            T.PARAMETER_INTEGER: v.integer_value, T.PARAMETER_BOOL: v.bool_value,
+            T.PARAMETER_NOT_SET: None}[v.type]
+
+
 def diag_values(msg):
     """The key/values of ik_node's status in a DiagnosticArray, with its
     level, message and hardware_id under '_level', '_message', '_hardware_id'."""
@@ -359,6 +382,21 @@ class Arm:
 
     def publish(self, topic, msg):
         self.publisher(type(msg), topic).publish(msg)
+
+    # -- parameters, as `ros2 param` sets and gets them
+
+    def set_parameter(self, name, value):
+        """`ros2 param set`: (successful, reason)."""
+        from rcl_interfaces.srv import SetParameters
+        req = SetParameters.Request(parameters=[parameter(name, value)])
+        r = self.peer.call(SetParameters, "/ik_node/set_parameters", req).results[0]
+        return r.successful, r.reason
+
+    def get_parameters(self, *names):
+        """`ros2 param get`: the values as Python values (None: not set)."""
+        from rcl_interfaces.srv import GetParameters
+        r = self.peer.call(GetParameters, "/ik_node/get_parameters", GetParameters.Request(names=list(names)))
+        return [parameter_value(v) for v in r.values]
 
     def trigger(self, name):
         """Calls the std_srvs/Trigger service `name`; returns (success, message)."""

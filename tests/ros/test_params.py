@@ -3,8 +3,8 @@
 is declared with its type and a description, start values are read back, a
 live change takes effect on the arm, and a bad value or a parameter fixed
 at start is refused with the reason while the old value stays."""
-from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
-from rcl_interfaces.srv import DescribeParameters, GetParameters, ListParameters, SetParameters
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import DescribeParameters, ListParameters
 from sensor_msgs.msg import JointState
 
 from readme import table
@@ -13,36 +13,12 @@ TYPES = {"string": ParameterType.PARAMETER_STRING, "double": ParameterType.PARAM
          "integer": ParameterType.PARAMETER_INTEGER, "bool": ParameterType.PARAMETER_BOOL}
 
 
-def value(v):
-    """A ParameterValue as a Python value."""
-    return {ParameterType.PARAMETER_STRING: v.string_value, ParameterType.PARAMETER_DOUBLE: v.double_value,
-            ParameterType.PARAMETER_INTEGER: v.integer_value, ParameterType.PARAMETER_BOOL: v.bool_value,
-            ParameterType.PARAMETER_NOT_SET: None}[v.type]
-
-
-def param(name, v):
-    pv = ParameterValue()
-    if isinstance(v, bool):
-        pv.type, pv.bool_value = ParameterType.PARAMETER_BOOL, v
-    elif isinstance(v, int):
-        pv.type, pv.integer_value = ParameterType.PARAMETER_INTEGER, v
-    elif isinstance(v, float):
-        pv.type, pv.double_value = ParameterType.PARAMETER_DOUBLE, v
-    else:
-        pv.type, pv.string_value = ParameterType.PARAMETER_STRING, v
-    return Parameter(name=name, value=pv)
-
-
 def get(arm, *names):
-    r = arm.peer.call(GetParameters, "/ik_node/get_parameters", GetParameters.Request(names=list(names)))
-    return [value(v) for v in r.values]
+    return arm.get_parameters(*names)
 
 
 def set_one(arm, name, v):
-    """`ros2 param set`: (successful, reason)."""
-    req = SetParameters.Request(parameters=[param(name, v)])
-    r = arm.peer.call(SetParameters, "/ik_node/set_parameters", req).results[0]
-    return r.successful, r.reason
+    return arm.set_parameter(name, v)
 
 
 def test_every_parameter_of_the_readme_is_declared_with_its_type_and_a_description(arm):
