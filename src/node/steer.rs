@@ -371,10 +371,10 @@ impl Steering {
         self.target.as_ref()
     }
 
-    /// The marker update to publish this tick, `tip` being the commanded
-    /// tip pose.
-    pub fn marker_update(&mut self, tip: &Transform, now: f64) -> Option<MarkerUpdate> {
-        self.marker.update(tip, now)
+    /// The marker update to publish now, `tip` being the commanded tip
+    /// pose.
+    pub fn marker_update(&mut self, tip: &Transform) -> Option<MarkerUpdate> {
+        self.marker.update(tip)
     }
 
     /// The answer to `get_interactive_markers`.

@@ -213,6 +213,7 @@ impl Running {
                     if let Some(Err(e)) = input.reply.map(|reply| reply(&taken)) {
                         r2r::log_warn!(&self.log, "{} reply not sent: {e}", input.source);
                     }
+                    self.publish_marker();
                 }
                 Some(name) = self.tuning.next() => {
                     self.tuning.apply(&name, &mut self.core, &self.log);
@@ -221,9 +222,7 @@ impl Running {
                     let now = ros_now(&self.clock);
                     let tick = self.core.tick(now.as_secs_f64());
                     self.outputs.joint_state(&tick.joint_state, now);
-                    if let Some(u) = self.core.marker_update(now.as_secs_f64()) {
-                        self.outputs.target_marker(&u);
-                    }
+                    self.publish_marker();
                     if let Some(notice) = self.core.take_notice() {
                         r2r::log_info!(&self.log, "{notice}");
                     }
@@ -240,6 +239,14 @@ impl Running {
                 }
                 _ = markers.tick() => self.outputs.markers(&self.core, ros_now(&self.clock)),
             }
+        }
+    }
+
+    /// The target marker's update, when the core has one: after each
+    /// tick (the tip moved) and each input (a dragged pose to echo).
+    fn publish_marker(&mut self) {
+        if let Some(u) = self.core.marker_update() {
+            self.outputs.target_marker(&u);
         }
     }
 

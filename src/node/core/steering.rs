@@ -79,11 +79,12 @@ impl<S: ServoOutput> NodeCore<S> {
         true
     }
 
-    /// The target marker's update to publish after the tick at `now`, if
-    /// any (see [`crate::node::marker`]).
-    pub fn marker_update(&mut self, now: f64) -> Option<MarkerUpdate> {
+    /// The target marker's update to publish now, if any (see
+    /// [`crate::node::marker`]): asked after every tick and after every
+    /// input, so a dragged pose is echoed as soon as it arrives.
+    pub fn marker_update(&mut self) -> Option<MarkerUpdate> {
         let tip = self.tip_pose();
-        self.steering.marker_update(&tip, now)
+        self.steering.marker_update(&tip)
     }
 
     /// The target marker as `get_interactive_markers` answers it.
