@@ -110,7 +110,7 @@ fn pose_names(p: &NodeParams) -> anyhow::Result<Vec<String>> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let shutdown = shutdown_signal();
+    let shutdown = shutdown_signal()?;
     tokio::pin!(shutdown);
 
     let ctx = r2r::Context::create().context("cannot initialise ROS (rcl)")?;
