@@ -104,7 +104,8 @@ class MarkerClient:
         """Presses `control` on the marker where it is, moves it through
         `poses` ((position, orientation) pairs) at RViz's frame rate and
         lets go at the last; calls `during()` before the release. Returns
-        the release pose."""
+        the release pose (where the mouse let go, not what the marker shows
+        then)."""
         F = InteractiveMarkerFeedback
         self.pump()
         self.send(F.POSE_UPDATE, control, self.position, self.orientation)
@@ -117,14 +118,18 @@ class MarkerClient:
             self.pump()
         if during is not None:
             during()
-        self.send(F.POSE_UPDATE, control, self.position, self.orientation)
-        self.send(F.MOUSE_UP, control, self.position, self.orientation)
+        released = self.position, self.orientation
+        self.send(F.POSE_UPDATE, control, *released)
+        self.send(F.MOUSE_UP, control, *released)
         self.dragging = False
-        self._show(self.position, self.orientation)
+        self._show(*released)
+        # The server's latest pose update during the drag, now shown (one
+        # that echoed an earlier frame moves the marker back until the
+        # echoes still on their way arrive).
         if self.requested is not None:
             self._show(*self.requested)
             self.requested = None
-        return self.position, self.orientation
+        return released
 
 
 def line(start, offset, steps):
