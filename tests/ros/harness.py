@@ -134,6 +134,7 @@ class Peer:
         self.node = rclpy.create_node(name, context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._clients = {}
         self._stop = False
         self._thread = threading.Thread(target=self._spin, name="peer_spin", daemon=True)
         self._thread.start()
@@ -170,7 +171,14 @@ class Peer:
         wait_until(lambda: pub.get_subscription_count() >= count, "%s to be subscribed" % what)
 
     def client(self, srv_type, name):
-        c = self.node.create_client(srv_type, name)
+        """A client of service `name`, made once and kept: a new client per
+        call would leave the server's DDS participant a new pair of remote
+        endpoints to remember each time (which a soak sees as the node's
+        memory growing)."""
+        key = (srv_type, name)
+        if key not in self._clients:
+            self._clients[key] = self.node.create_client(srv_type, name)
+        c = self._clients[key]
         wait_until(c.service_is_ready, "service %s" % name)
         return c
 
