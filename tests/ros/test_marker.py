@@ -40,6 +40,10 @@ def test_get_interactive_markers_gives_the_marker_at_the_tip_with_six_controls(a
     # At the tip of the arm as it stands (straight up, every joint zero).
     assert shows_the_tip(client, arm, 1e-4), (client.position, arm.tip())
     assert abs(client.position[2] - 0.415) < 1e-4, client.position
+    # A still arm sends no update: no keep-alives (ROS 2 servers send
+    # none), nothing for two diagnostics periods.
+    arm.diag.wait(lambda m: True, "two more diagnostics reports", start=len(arm.diag) + 2)
+    assert not client.updates.since(0), client.updates.since(0)
 
 
 def drag_and_check(arm, client, control, poses, turned=False):
@@ -67,6 +71,7 @@ def drag_and_check(arm, client, control, poses, turned=False):
     assert moved > 0.01, "the tip had not moved when the marker was let go: %s" % seen["tip"]
     wait_for_updates(arm, client)
     assert client.resets == 0, "the client had to ask for the markers again (seq_num gap)"
+    assert client.keep_alives == 0, "KEEP_ALIVE updates (a ROS 2 server sends none)"
     assert shows_the_tip(client, arm), (client.position, client.orientation, arm.tip())
     for _, p, _ in client.applied[released:]:
         assert np.linalg.norm(p - release_p) < 2e-3, "the marker jumped to %s after the release at %s" % (p, release_p)
