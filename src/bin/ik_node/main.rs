@@ -201,9 +201,14 @@ impl Running {
         let mut markers = every(MARKER_PERIOD);
         loop {
             tokio::select! {
-                // Shutdown first, then inputs before the tick that uses them.
+                // Shutdown first, then parameter changes (answered before
+                // a command that may follow them), then inputs before the
+                // tick that uses them.
                 biased;
                 s = shutdown.as_mut() => return s,
+                Some(name) = self.tuning.next() => {
+                    self.tuning.apply(&name, &mut self.core, &self.log);
+                }
                 Some(input) = self.inputs.next() => {
                     let now = ros_now(&self.clock).as_secs_f64();
                     let taken = self.core.command(&input.command, now);
@@ -214,9 +219,6 @@ impl Running {
                         r2r::log_warn!(&self.log, "{} reply not sent: {e}", input.source);
                     }
                     self.publish_marker();
-                }
-                Some(name) = self.tuning.next() => {
-                    self.tuning.apply(&name, &mut self.core, &self.log);
                 }
                 _ = ticks.tick() => {
                     let now = ros_now(&self.clock);
