@@ -97,3 +97,66 @@ def test_a_bad_value_at_start_stops_the_node_naming_the_parameter(start_arm):
     assert arm.node.wait_exit() == 1
     log = arm.node.log()
     assert "invalid parameter" in log and "solver" in log and "nope" in log, log
+
+
+def test_live_changes_of_the_gripper_limits_lock_clamp_and_target_age_take_effect(arm):
+    """Each live parameter as `ros2 param set` changes it, seen on the arm:
+    the gripper's open and closed positions, a clamp on a joint's range, a
+    locked joint, the stale limit of targets."""
+    from msgs import point_stamped, pose_stamped, stamp_offset
+    from test_operate import joint_command, near
+
+    assert set_one(arm, "gripper_open", "0.9") == (True, "")
+    assert set_one(arm, "gripper_closed", "0.3") == (True, "")
+    assert arm.trigger("/ik_node/open_gripper")[0]
+    arm.wait_joints(lambda q: near(q, {"gripper": 0.9}), "the gripper open at the new 0.9")
+    assert arm.trigger("/ik_node/close_gripper")[0]
+    arm.wait_joints(lambda q: near(q, {"gripper": 0.3}), "the gripper closed at the new 0.3")
+
+    assert set_one(arm, "clamp", "elbow=0.0:0.5") == (True, "")
+    arm.publish("/ik_node/joint_command", joint_command(["elbow"], [1.0]))
+    arm.wait_joints(lambda q: near(q, {"elbow": 0.5}), "the elbow held at the clamp's 0.5")
+    arm.wait_still()
+    assert set_one(arm, "clamp", "") == (True, "")
+
+    assert set_one(arm, "lock", "base_yaw") == (True, "")
+    yaw = arm.state()["base_yaw"]
+    arm.publish("/target_point", point_stamped((0.15, 0.08, 0.2)))
+    arm.wait_diag(lambda v: int(v["targets.solved"]) >= 1, "the target solved")
+    arm.wait_still()
+    assert arm.state()["base_yaw"] == yaw, "a locked joint moved"
+    assert set_one(arm, "lock", "") == (True, "")
+
+    # A target 5 s old: stale at the default 0.5 s, taken at 10 s.
+    stale = pose_stamped((0.2, 0.0, 0.2))
+    stale.header.stamp = stamp_offset(arm.peer.now(), -5.0)
+    arm.publish("/target_pose", stale)
+    arm.wait_diag(lambda v: v["targets.rejected.stale"] == "1", "the old target refused as stale")
+    assert set_one(arm, "max_target_age", 10.0) == (True, "")
+    point = point_stamped((0.2, 0.0, 0.2), stamp=stamp_offset(arm.peer.now(), -5.0))
+    arm.publish("/target_point", point)
+    from msgs import position_error
+    arm.wait_tip(lambda t: position_error(t, (0.2, 0.0, 0.2)) < 1e-3, "the 5 s old target reached")
+
+
+def test_a_live_jog_speed_limit_slows_the_jog(arm):
+    import time
+
+    import numpy as np
+
+    from msgs import twist_stamped
+    assert arm.trigger("/ik_node/home")[0]
+    arm.wait_joints(lambda q: abs(q["elbow"] - 1.0) < 1e-6, "the arm at home")
+    assert set_one(arm, "jog_linear_speed", 0.01) == (True, "")
+    pub = arm.publisher(type(twist_stamped()), "/ik_node/target_twist")
+    start = arm.tip(arm.wait_still())
+    first = len(arm.joints)
+    for _ in range(30):  # 1.5 s of a 0.05 m/s twist
+        pub.publish(twist_stamped((0.05, 0, 0), frame="base_link"))
+        time.sleep(0.05)
+    # Each tick moves the arm by one control period (20 ms), whenever the
+    # tick runs: its step over the period is the speed.
+    tips = [arm.tip(m)[:3, 3] for m in arm.joints.since(first)]
+    speed = max(np.linalg.norm(b - a) / 0.02 for a, b in zip(tips, tips[1:]))
+    assert speed < 0.01 * 1.05, "the tip went %.4f m/s, over the new 0.01 m/s" % speed
+    assert np.linalg.norm(tips[-1] - start[:3, 3]) > 0.005, "the jog did not move the tip"
