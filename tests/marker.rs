@@ -216,3 +216,91 @@ fn a_drag_sends_what_ros2s_interactive_markers_server_sends() {
         (seq, pose)
     );
 }
+/// Drags the marker from the tip by `step` per tick for `ticks` ticks,
+/// releases it there and waits for the arm; returns where it was let go
+/// and the farthest the tip strayed from the straight line the marker
+/// went along. Every joint stays within its limits and speed.
+fn drag_by(
+    node: &mut MemoryNode,
+    dt: f64,
+    step: Vector3<f64>,
+    ticks: usize,
+) -> (Vector3<f64>, f64) {
+    let (start, orientation) = pose_of(&node.core().tip_pose());
+    let feedback = |event, p: Vector3<f64>| {
+        let mut fb = MarkerFeedback::new(event, [p.x, p.y, p.z], orientation);
+        // As RViz sends it: frame-locked, the marker's frame, its node name.
+        fb.frame_id = "base_link".into();
+        fb.client_id = "/rviz".into();
+        Command::MarkerFeedback(fb)
+    };
+    let mut p = Vector3::from(start);
+    let mut k = 1;
+    node.push_command(feedback(FeedbackEvent::MouseDown, p));
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev = node.core().motion().position().to_vec();
+    let line = step.normalize();
+    let mut strayed: f64 = 0.0;
+    for i in 0..ticks {
+        p += step;
+        node.push_command(feedback(FeedbackEvent::PoseUpdate, p));
+        node.tick(k as f64 * dt);
+        k += 1;
+        let q = node.core().motion().position().to_vec();
+        for (j, l) in limits.iter().enumerate() {
+            let moved = (q[j] - prev[j]).abs();
+            assert!(
+                moved <= l.velocity * dt + 1e-9,
+                "tick {i}: joint {j} moved {moved}"
+            );
+            assert!(
+                (l.lower..=l.upper).contains(&q[j]),
+                "tick {i}: joint {j} at {}",
+                q[j]
+            );
+        }
+        let off = tip(node) - Vector3::from(start);
+        strayed = strayed.max((off - line * off.dot(&line)).norm());
+        prev = q;
+    }
+    node.push_command(feedback(FeedbackEvent::MouseUp, p));
+    for _ in 0..200 {
+        node.tick(k as f64 * dt);
+        k += 1;
+    }
+    (p, strayed)
+}
+
+#[test]
+fn a_drag_down_from_the_stretched_start_pose_moves_the_tip_down() {
+    let (mut node, dt) = common::start_pose_arm_node();
+    let top = tip(&node);
+    // RViz's z arrow pulled 55 mm down, a millimetre a frame.
+    let (released, strayed) = drag_by(&mut node, dt, Vector3::new(0.0, 0.0, -0.001), 55);
+    let now = tip(&node);
+    assert!(
+        (now - released).norm() < 1e-4,
+        "let go at {released:?}, the tip is at {now:?} (it started at {top:?})"
+    );
+    assert!(
+        strayed < 0.001,
+        "the tip strayed {strayed} m off the drag's line"
+    );
+    // The elbow bent; the base did not swing round.
+    let q = node.core().motion().position();
+    assert!(q[0].abs() < 1e-9, "base yaw {}", q[0]);
+    assert_eq!(node.core().status().steering.mode, SteerMode::Idle);
+}
+
+#[test]
+fn a_drag_sideways_from_the_stretched_start_pose_moves_the_tip_sideways() {
+    let (mut node, dt) = common::start_pose_arm_node();
+    // Down and to the side (straight to the side is out of reach from
+    // the top): the base turns toward it as the arm bends.
+    let (released, _) = drag_by(&mut node, dt, Vector3::new(0.0, 0.001, -0.001), 40);
+    let now = tip(&node);
+    assert!(
+        (now - released).norm() < 1e-4,
+        "let go at {released:?}, tip at {now:?}"
+    );
+}
