@@ -446,6 +446,8 @@ fn a_command_right_after_a_live_change_uses_the_new_setting() {
     n.core_mut().retune(&params.settings().unwrap()).unwrap();
     n.core_mut().command(&Command::OpenGripper, 0.04).unwrap();
     assert!(!n.core().retune_pending());
+    // The status shows the gripper's command from the next tick on.
+    run(&mut n, 2, 1);
     let g = n.core().status().gripper.clone().unwrap();
     assert_eq!(g.command, 0.9, "{g:?}");
 }
