@@ -1,6 +1,7 @@
 //! `arm_ik`: the command-line edge. Parses arguments, calls the library,
 //! prints results; every decision lives in the library.
 
+#[macro_use]
 mod cli;
 
 fn main() -> std::process::ExitCode {
@@ -10,8 +11,11 @@ fn main() -> std::process::ExitCode {
     };
     match cli::run(args) {
         Ok(code) => code,
+        Err(e) if cli::out::is_closed(&e) => {
+            std::process::ExitCode::from(cli::out::EXIT_OUTPUT_CLOSED)
+        }
         Err(e) => {
-            eprintln!("arm_ik: error: {}", cli::error_text(&e));
+            errln!("arm_ik: error: {}", cli::error_text(&e));
             cli::error_code(&e)
         }
     }

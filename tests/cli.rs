@@ -845,7 +845,7 @@ fn readme_exit_code_table_covers_every_code_and_subcommand() {
         rows[0].to_string()
     };
     let success = row("0");
-    for code in ["1", "2", "64"] {
+    for code in ["1", "2", "64", "130`, `143", "141"] {
         row(code);
     }
     let help = String::from_utf8(arm_ik(&["--help"]).stdout).unwrap();

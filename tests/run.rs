@@ -155,7 +155,7 @@ fn run_on_a_port_needs_realtime_and_a_servo_file() {
 }
 
 /// Ctrl-C stops the run at the next tick: the summary is printed, says
-/// so, and the exit is clean.
+/// so, and the exit code is a stopped program's (130, 128 + SIGINT).
 #[test]
 fn ctrl_c_stops_cleanly_with_a_summary() {
     let mut child = spawn(&["run", "--stdin", "--realtime", "--json"]);
@@ -179,7 +179,12 @@ fn ctrl_c_stops_cleanly_with_a_summary() {
     stdout.read_to_string(&mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
     drop(stdin);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stopped by SIGINT"),
+        "{}",
+        stderr(&out)
+    );
     let last = rest.lines().last().unwrap_or_default();
     let s: Value = serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {last}"));
     assert_eq!(s["ended"], "stopped", "{s}");

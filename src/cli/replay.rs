@@ -5,6 +5,7 @@ use super::bag_args::TopicArgs;
 use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
+use super::stop::Stop;
 use super::values;
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
@@ -16,6 +17,7 @@ use arm_ik::replay::{
     OutputBag, Outputs, Replay, ReplayOptions, Report, Thresholds, junit::junit_xml,
 };
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -88,6 +90,8 @@ fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<NodeCore> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    // Before any output is staged, so a signal never leaves its temporary.
+    let stop = Stop::on_signals()?;
     let core = match &a.config {
         Some(file) => core_from_file(&a.robot, file)?,
         None => a.node.core(&a.robot.chain()?, &a.solver)?,
@@ -118,11 +122,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
     let mut progress = Progress::new();
     replay.read(&mut bag, &mut sink, |n, bag| {
-        progress.update(n, || bag.progress())
+        progress.update(n, || bag.progress());
+        if stop.requested() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     });
     progress.finish();
     let report = replay.finish(&mut sink);
-    if report.messages == 0 && report.bag_error.is_none() {
+    if report.messages == 0 && report.bag_error.is_none() && !report.stopped {
         let seen = bag.seen_topics().iter();
         anyhow::bail!(
             "{}: no messages on {} or {}; topics in the bag: {}",
@@ -132,17 +141,31 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             list(seen.map(|(a, b)| (a.as_str(), b.as_str())))
         );
     }
-    if let Some(out) = sink.bag {
-        out.finish()?;
+    // Stopped: the outputs are dropped unwritten (their temporaries go),
+    // so whatever was there before stays.
+    if !report.stopped {
+        if let Some(out) = sink.bag.take() {
+            out.finish()?;
+        }
+        a.write_reports(&report, sink.plot.as_ref(), &inputs)?;
     }
-    a.write_reports(&report, sink.plot.as_ref(), &inputs)?;
-    let mut out = std::io::stdout().lock();
+    drop(sink);
+    let mut out = super::out::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
         report.write_table(&mut out)?;
     }
     out.flush()?;
+    if report.stopped {
+        let outputs = [&a.output, &a.report, &a.junit, &a.plot];
+        let written = if outputs.iter().any(|o| o.is_some()) {
+            "nothing written: outputs and reports that existed are as they were"
+        } else {
+            ""
+        };
+        return Ok(stop.report("replay", written));
+    }
     if let Some(e) = &report.bag_error {
         anyhow::bail!("{e} (stopped reading; replayed what came before)");
     }

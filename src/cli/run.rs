@@ -6,6 +6,7 @@
 use super::bag_args::TopicArgs;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, flag_error};
+use super::stop::Stop;
 use super::values;
 use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
@@ -13,18 +14,16 @@ use arm_ik::bag::BagReader;
 use arm_ik::model::Chain;
 use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
 use arm_ik::run::{
-    BagSource, Clock, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary, Source,
-    Verdict,
+    BagSource, Clock, Ending, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary,
+    Source, Verdict,
 };
 use arm_ik::servo::Output;
 use arm_ik::servo::calibration::Calibration;
 use serde::Serialize;
-use std::io::{BufWriter, IsTerminal, StdoutLock, Write};
+use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// What `sim` and `run` share: the robot, the node's settings, the input
@@ -115,9 +114,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             if let Some(file) = file {
                 let cal = Calibration::load(file, &chain)?;
                 for w in &cal.warnings {
-                    eprintln!("arm_ik run: warning: {w}");
+                    errln!("arm_ik run: warning: {w}");
                 }
-                eprintln!(
+                errln!(
                     "arm_ik run: {} checked; no --port: virtual servos",
                     file.display()
                 );
@@ -127,7 +126,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     .map_err(flags)?;
     for w in &built.warnings {
-        eprintln!("arm_ik run: warning: {w}");
+        errln!("arm_ik run: warning: {w}");
     }
     execute(l, &chain, built.core, "run")
 }
@@ -163,21 +162,32 @@ fn execute(
         },
         settle_s: a.settle,
     };
-    let stop = stop_on_signals()?;
+    let stop = Stop::on_signals()?;
     let mut printer = Printer::new(name, a.json, opts.duration);
-    let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
+    let summary = arm_ik::run::run(&mut core, &mut source, &opts, stop.flag(), &mut printer);
     printer.finish();
     if let Some(e) = printer.error.take() {
         return Err(e).context("writing joint states to stdout");
     }
     drop(core); // closes the servo link
-    let mut out = std::io::stdout().lock();
+    let mut out = super::out::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&Line::Summary(&summary))?)?;
     } else {
         write_text(&mut out, name, &summary)?;
+        if summary.ended == Ending::Stopped {
+            writeln!(
+                out,
+                "stopped by {} after {:.2} s",
+                stop.signal_name(),
+                summary.simulated_s
+            )?;
+        }
     }
     out.flush()?;
+    if summary.ended == Ending::Stopped {
+        return Ok(stop.report(name, ""));
+    }
     Ok(verdict(name, &summary))
 }
 
@@ -205,25 +215,13 @@ fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
     })
 }
 
-/// Set by SIGINT or SIGTERM: the loop stops at the next tick and the link
-/// closes; a second signal exits at once.
-fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, EXIT_ERROR.into(), stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    Ok(stop)
-}
-
 /// The exit code of a run, saying on stderr why it is not 0.
 fn verdict(name: &str, s: &RunSummary) -> ExitCode {
     let t = &s.targets;
     match s.verdict {
         Verdict::Ok => ExitCode::SUCCESS,
         Verdict::NothingReached => {
-            eprintln!(
+            errln!(
                 "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded)",
                 t.received,
                 t.unreachable,
@@ -233,7 +231,7 @@ fn verdict(name: &str, s: &RunSummary) -> ExitCode {
             ExitCode::from(EXIT_NOT_REACHED)
         }
         Verdict::AllInputMalformed => {
-            eprintln!(
+            errln!(
                 "arm_ik {name}: every one of the {} inputs was malformed; nothing was run",
                 s.malformed_lines
             );
@@ -255,7 +253,7 @@ enum Line<'a> {
 struct Printer {
     name: String,
     json: bool,
-    out: BufWriter<StdoutLock<'static>>,
+    out: super::out::Stdout,
     progress: bool,
     last_progress: Instant,
     duration: Option<f64>,
@@ -267,7 +265,7 @@ impl Printer {
         Printer {
             name: name.to_string(),
             json,
-            out: BufWriter::new(std::io::stdout().lock()),
+            out: super::out::stdout(),
             progress: std::io::stderr().is_terminal(),
             last_progress: Instant::now(),
             duration,
@@ -277,7 +275,7 @@ impl Printer {
 
     fn finish(&mut self) {
         if self.progress {
-            eprint!("\r\x1b[K");
+            err!("\r\x1b[K");
         }
         if let Err(e) = self.out.flush() {
             self.error.get_or_insert(e);
@@ -301,7 +299,7 @@ impl arm_ik::run::Observer for Printer {
                 .duration
                 .map(|d| format!("/{d:.2}"))
                 .unwrap_or_default();
-            eprint!(
+            err!(
                 "\r\x1b[K{} {:6.2}{of} s  targets {}  tracking {:.1} mm  solve p50 {:.0} us",
                 self.name,
                 tick.joint_state.stamp,
@@ -314,7 +312,7 @@ impl arm_ik::run::Observer for Printer {
     }
 
     fn bad_input(&mut self, e: &InputError) {
-        eprintln!("arm_ik {}: {e} (skipped)", self.name);
+        errln!("arm_ik {}: {e} (skipped)", self.name);
     }
 }
 

@@ -62,19 +62,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "reason": sol.status.reason().map(|r| r.name()),
             "time_us": elapsed.as_secs_f64() * 1e6,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        println!("{}: {}", solver.kind(), sol.status);
+        outln!("{}: {}", solver.kind(), sol.status)?;
         for (j, q) in chain.joints.iter().zip(&sol.q) {
-            println!("  {:<22} {:>10.6}", j.name, q);
+            outln!("  {:<22} {:>10.6}", j.name, q)?;
         }
-        println!(
+        outln!(
             "position error {:.3e} m, orientation error {:.3e} rad, {} iterations, {:.1} us",
             sol.position_error,
             sol.orientation_error,
             sol.iterations,
             elapsed.as_secs_f64() * 1e6
-        );
+        )?;
     }
     Ok(if sol.status.is_converged() {
         ExitCode::SUCCESS

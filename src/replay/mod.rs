@@ -31,6 +31,7 @@ use crate::bag::{BagMessage, BagReader};
 use crate::node::{NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;
 use limits::LimitCheck;
+use std::ops::ControlFlow;
 use topics::TargetTopics;
 
 /// Replay settings besides the node's own.
@@ -121,13 +122,15 @@ impl<S: ServoOutput> Replay<S> {
     }
 
     /// Feeds every message of `bag`, calling `each` with the count so far
-    /// (for progress). A read error ends the bag: what came before it is
-    /// replayed and the error recorded in the report.
+    /// (for progress); `each` returning `Break` stops the replay there (a
+    /// signal), which the report says ([`Report::stopped`]). A read error
+    /// ends the bag: what came before it is replayed and the error
+    /// recorded in the report.
     pub fn read(
         &mut self,
         bag: &mut BagReader,
         sink: &mut impl TickSink,
-        mut each: impl FnMut(u64, &BagReader),
+        mut each: impl FnMut(u64, &BagReader) -> ControlFlow<()>,
     ) {
         let mut n = 0u64;
         while let Some(item) = bag.next() {
@@ -139,7 +142,10 @@ impl<S: ServoOutput> Replay<S> {
                 }
             }
             n += 1;
-            each(n, bag);
+            if each(n, bag).is_break() {
+                self.report.stopped = true;
+                break;
+            }
         }
     }
 

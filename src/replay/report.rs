@@ -119,6 +119,9 @@ pub struct Report {
     pub messages_per_s: f64,
     /// Why reading the bag stopped early, if it did.
     pub bag_error: Option<String>,
+    /// Asked to stop (a signal) before the end of the bag: the checks are
+    /// of what was replayed, and the replay fails.
+    pub stopped: bool,
     pub thresholds: Thresholds,
     pub checks: Vec<Check>,
     pub passed: bool,
@@ -171,6 +174,7 @@ impl Report {
             wall_s: 0.0,
             messages_per_s: 0.0,
             bag_error: None,
+            stopped: false,
             thresholds,
             checks: Vec::new(),
             passed: false,
@@ -193,8 +197,15 @@ impl Report {
         let checks = vec![
             check(
                 CheckName::BagRead,
-                self.bag_error.is_none(),
-                (self.bag_error.clone()).unwrap_or_else(|| "read to the end".into()),
+                self.bag_error.is_none() && !self.stopped,
+                match (&self.bag_error, self.stopped) {
+                    (Some(e), _) => e.clone(),
+                    (None, true) => format!(
+                        "stopped before the end, after {} target messages",
+                        self.messages
+                    ),
+                    (None, false) => "read to the end".into(),
+                },
             ),
             check(
                 CheckName::Targets,
