@@ -221,3 +221,39 @@ fn the_summary_counts_commands_and_twists_and_splits_off_the_start_up_move() {
     );
     assert!(text.contains("after the start-up move"), "{text}");
 }
+
+/// A port that cannot be opened is no success: targets the servos never
+/// took are not reached, the summary and stderr say the servos were never
+/// reached, and the exit is 1, as for `drive` on that port.
+#[test]
+fn a_run_on_a_port_that_never_opens_reaches_nothing_and_says_so() {
+    let args = [
+        "run",
+        "--stdin",
+        "--realtime",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--port",
+        "/dev/arm_ik_no_such_port",
+        "--duration",
+        "1",
+    ];
+    let line = "{\"position\":[0.2,0.05,0.15]}\n";
+    let out = with_stdin(&args, line);
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("the servos were never reached") && e.contains("/dev/arm_ik_no_such_port"),
+        "{e}"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 received, 0 reached"), "{text}");
+    assert!(text.contains("servos: never connected"), "{text}");
+    let out = with_stdin(&[&args[..], &["--json"]].concat(), line);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let s = summary(&out);
+    assert_eq!(s["verdict"], "servos_unreachable", "{s}");
+    assert_eq!(n(&s["targets"]["reached"]), 0, "{s}");
+    assert_eq!(s["servos"]["connected"], false, "{s}");
+    assert_eq!(n(&s["servos"]["not_sent"]), 1, "{s}");
+}

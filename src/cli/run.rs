@@ -221,8 +221,12 @@ fn verdict(name: &str, s: &RunSummary) -> ExitCode {
     match s.verdict {
         Verdict::Ok => ExitCode::SUCCESS,
         Verdict::NothingReached => {
+            let unsent = match s.servos.not_sent {
+                0 => String::new(),
+                n => format!(", {n} never sent: the servo link was down"),
+            };
             errln!(
-                "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded)",
+                "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded{unsent})",
                 t.received,
                 t.unreachable,
                 t.rejected.total(),
@@ -230,10 +234,27 @@ fn verdict(name: &str, s: &RunSummary) -> ExitCode {
             );
             ExitCode::from(EXIT_NOT_REACHED)
         }
+        Verdict::NotSent => {
+            errln!(
+                "arm_ik {name}: {} reached targets were never sent to the servos: the link was down for {} ticks ({})",
+                s.servos.not_sent,
+                s.servos.down_ticks,
+                link_at_exit(&s.link)
+            );
+            ExitCode::from(EXIT_NOT_REACHED)
+        }
         Verdict::AllInputMalformed => {
             errln!(
                 "arm_ik {name}: every one of the {} inputs was malformed; nothing was run",
                 s.malformed_lines
+            );
+            ExitCode::from(EXIT_ERROR)
+        }
+        Verdict::ServosUnreachable => {
+            errln!(
+                "arm_ik {name}: the servos were never reached ({}): nothing moved, {} targets received, none sent",
+                link_at_exit(&s.link),
+                t.received
             );
             ExitCode::from(EXIT_ERROR)
         }
@@ -319,8 +340,12 @@ impl arm_ik::run::Observer for Printer {
 fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
     writeln!(
         out,
-        "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({} ticks at {:.1} Hz; {} solver, {} servos)",
-        s.simulated_s, s.wall_s, s.ticks, s.loop_rate_hz, s.solver, s.link
+        "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({}; {} solver; servos: {})",
+        s.simulated_s,
+        s.wall_s,
+        ticks(s),
+        s.solver,
+        link_at_exit(&s.link)
     )?;
     if let Some(p) = &s.path {
         let [x, y, z] = p.center;
@@ -351,6 +376,7 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         0 => writeln!(out)?,
         n => writeln!(out, ", {n} malformed inputs")?,
     }
+    write_servos(out, s)?;
     write_commands(out, s)?;
     if let Some(r) = &s.last_rejection {
         writeln!(out, "last rejection: {}: {}", r.reason.name(), r.why)?;
@@ -362,6 +388,41 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         "solve time: p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} solves)",
         st.p50, st.p99, st.max, st.count
     )
+}
+
+/// The link as it was when the run ended: a disconnected link is not
+/// retrying any more.
+fn link_at_exit(link: &str) -> &str {
+    link.split("; retrying in").next().unwrap_or(link)
+}
+
+/// "151 ticks at 50.0 Hz"; the rate only when two ticks measure one.
+fn ticks(s: &RunSummary) -> String {
+    match s.ticks {
+        1 => "1 tick".to_string(),
+        n if s.loop_rate_hz > 0.0 => format!("{n} ticks at {:.1} Hz", s.loop_rate_hz),
+        n => format!("{n} ticks"),
+    }
+}
+
+/// What the servo link carried, when it was down at all.
+fn write_servos(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
+    let d = &s.servos;
+    if !d.connected {
+        return writeln!(
+            out,
+            "servos: never connected in {} ticks; nothing was sent",
+            d.down_ticks
+        );
+    }
+    if d.down_ticks > 0 {
+        writeln!(
+            out,
+            "servos: link down for {} of {} ticks; {} reached targets sent, {} not sent",
+            d.down_ticks, s.ticks, d.sent, d.not_sent
+        )?;
+    }
+    Ok(())
 }
 
 /// The inputs besides targets, when there were any.
@@ -391,6 +452,9 @@ fn write_commands(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
 /// follows after it.
 fn write_tracking(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
     let mm = |e: MeanMax| format!("mean {:.2} mm, max {:.2} mm", e.mean * 1e3, e.max * 1e3);
+    if !s.servos.connected {
+        return writeln!(out, "tracking error: none (nothing was sent to the servos)");
+    }
     match (s.caught_up_s, s.steady_tracking_error_m) {
         (None, _) if s.start_up_tracking_error_m.max == 0.0 => {
             let why = match s.targets.received {

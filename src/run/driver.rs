@@ -4,6 +4,7 @@
 //! sim` and `arm_ik run` are this loop with different sources and
 //! servos; the ROS node runs the same core on its own timer.
 
+use super::delivery::Delivery;
 use super::input::{Input, Poll};
 use super::lines::InputError;
 use super::source::Source;
@@ -75,6 +76,7 @@ pub fn run<S: ServoOutput>(
     let mut input_ended: Option<f64> = None;
     let mut k = 0u64;
     let mut catch_up = CatchUp::new(ARRIVAL_M);
+    let mut delivery = Delivery::default();
     let ended = loop {
         if last_tick.is_some_and(|last| k > last) {
             break Ending::Duration;
@@ -95,6 +97,7 @@ pub fn run<S: ServoOutput>(
         let tick = core.tick(now);
         let st = core.status();
         catch_up.observe(now, st);
+        delivery.observe(st.targets.reached, st.link_ok);
         if observer.tick(&tick, st).is_break() {
             break Ending::OutputClosed;
         }
@@ -105,6 +108,7 @@ pub fn run<S: ServoOutput>(
             break Ending::InputEnded;
         }
     };
+    delivery.finish();
     let path = match source {
         Source::Path { path, .. } => Some(*path),
         _ => None,
@@ -118,6 +122,7 @@ pub fn run<S: ServoOutput>(
         path,
         ended,
         catch_up: &catch_up,
+        delivery,
     })
 }
 
