@@ -133,7 +133,7 @@ fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
         assert_fails_saying(&out, 64, &format!("{option} "));
     }
     let out = arm_ik(&["sim", "--duration", "1", "--max-target-age=-0.5"]);
-    assert_fails_saying(&out, 64, "--max-target-age -0.5");
+    assert_fails_saying(&out, 64, "'-0.5' for '--max-target-age");
 }
 
 /// Every numeric flag of replay, latency, drive, make-bag, bench, sim and
@@ -222,7 +222,11 @@ fn numeric_flags_refuse_non_finite_and_out_of_range_values_as_usage_errors() {
     // A negative value given as the next argument is the flag's value, not
     // an unknown argument.
     let out = arm_ik(&["sim", "--pos-tol", "-1"]);
-    assert_fails_saying(&out, 64, "--pos-tol -1: must be a positive number");
+    assert_fails_saying(
+        &out,
+        64,
+        "'-1' for '--pos-tol <POS_TOL>': must be a positive number",
+    );
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! protocol, held for a while: the first thing to run on a new arm, and
 //! the host side of the firmware-in-simulation tests.
 
-use super::parse::number_list;
 use super::robot::RobotArgs;
 use super::stop::Stop;
 use super::values;
@@ -23,11 +22,14 @@ pub struct Args {
     /// Serial port of the bridge or bus; without it, virtual servos.
     #[arg(long)]
     port: Option<String>,
-    /// Joint positions (rad, or m for prismatic joints), chain order, comma-separated;
-    /// then, optionally, the robot's joints off the chain (a gripper), else left at rest.
-    #[arg(long, allow_hyphen_values = true)]
-    joints: String,
-    /// Seconds to keep streaming the pose.
+    /// Joint positions (rad, or m for prismatic joints, each at most 1e6 in
+    /// size), chain order, comma-separated; then, optionally, the robot's
+    /// joints off the chain (a gripper), else left at rest.
+    #[arg(long, required = true, allow_hyphen_values = true, value_delimiter = ',',
+          value_parser = values::finite)]
+    joints: Vec<f64>,
+    /// Seconds to keep streaming the pose, 0 to 1e6; on virtual servos the
+    /// simulation ends early once they have arrived.
     #[arg(long, default_value_t = 2.0, value_parser = values::non_negative)]
     hold: f64,
     /// Frames per second, instead of the configuration's link.rate_hz.
@@ -55,7 +57,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = a.rate {
         cal.link.rate_hz = r;
     }
-    let given = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
+    let given = &a.joints;
     let names: Vec<String> = cal.slots.iter().map(|s| s.joint.clone()).collect();
     if !(chain.dof()..=names.len()).contains(&given.len()) {
         bail!(

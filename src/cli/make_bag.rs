@@ -43,6 +43,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
     if let Some(r) = a.repeat {
         s.repeat = r;
+        s.check_end()
+            .map_err(|e| anyhow::anyhow!("{} with --repeat {r}: {e}", a.waypoints.display()))?;
     }
     if !a.force {
         s.check_size()

@@ -12,11 +12,9 @@
 use arm_ik::node::settings;
 use arm_ik::servo::link::LinkSettings;
 
-/// The largest size of a number with no range of its own (a coordinate,
-/// an angle, a time, a limit): far beyond any arm or any run, and far from
-/// where arithmetic on it would overflow (`--rate 1e300` once ran until
-/// killed; `--budget-ms 1e300` could not become a duration).
-pub const MAX_MAGNITUDE: f64 = 1e6;
+/// The largest size of a number with no range of its own: the library's
+/// (see there why).
+pub use settings::MAX_MAGNITUDE;
 
 fn number(s: &str) -> Result<f64, String> {
     s.trim()
@@ -30,7 +28,7 @@ fn bounded(x: f64) -> Result<f64, String> {
         Ok(x)
     } else {
         Err(format!(
-            "{x} is out of range: at most {MAX_MAGNITUDE:e} in size"
+            "{x:e} is out of range: at most {MAX_MAGNITUDE:e} in size"
         ))
     }
 }
@@ -57,6 +55,16 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
     settings::non_negative("", number(s)?)
         .map_err(|e| e.why)
         .and_then(bounded)
+}
+
+/// A fraction: above 0 and at most 1 (`--greediness`).
+pub fn fraction(s: &str) -> Result<f64, String> {
+    let x = number(s)?;
+    if x > 0.0 && x <= 1.0 {
+        Ok(x)
+    } else {
+        Err("must be in (0, 1]".into())
+    }
 }
 
 /// A frame rate a servo link can stream at (Hz).
@@ -86,11 +94,103 @@ mod tests {
         }
         assert!(finite("nan").unwrap_err().contains("not finite"));
         for bad in ["1e300", "1e7"] {
-            assert!(positive(bad).unwrap_err().contains("out of range"), "{bad}");
+            assert!(positive(bad).unwrap_err().contains("at most 1e6"), "{bad}");
             assert!(finite(bad).unwrap_err().contains("at most 1e6"), "{bad}");
         }
         assert!(positive("x").unwrap_err().contains("'x' is not a number"));
         assert!(frame_rate("5000").unwrap_err().contains("at most 1000 Hz"));
         assert_eq!(frame_rate("50"), Ok(50.0));
+    }
+}
+
+/// Every flag that takes numbers, found in clap's own definition of the
+/// command line (so a new flag is covered without editing this test),
+/// refuses what is not finite or is out of any range while the command
+/// line is read: a usage error, exit 64, the same for every flag.
+#[cfg(test)]
+mod every_flag {
+    use crate::cli::Cli;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+    use std::any::TypeId;
+
+    /// The value types of flags that take numbers: scalars, and the
+    /// fixed-size lists (`--position x,y,z`).
+    fn numeric(t: clap::builder::ValueParser) -> bool {
+        let id = t.type_id();
+        [
+            TypeId::of::<f64>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u16>(),
+            TypeId::of::<u8>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<i32>(),
+            TypeId::of::<[f64; 3]>(),
+            TypeId::of::<[f64; 4]>(),
+        ]
+        .iter()
+        .any(|n| id == *n)
+    }
+
+    #[test]
+    fn every_numeric_flag_refuses_non_finite_and_huge_values() {
+        let cli = Cli::command();
+        let mut checked = Vec::new();
+        let mut failed = Vec::new();
+        for sub in cli.get_subcommands() {
+            for arg in sub.get_arguments() {
+                if !numeric(arg.get_value_parser().clone()) {
+                    continue;
+                }
+                let name = format!("{} --{}", sub.get_name(), arg.get_id());
+                let long = format!("--{}", arg.get_long().expect("numbers come with flags"));
+                for bad in [
+                    "nan",
+                    "inf",
+                    "-inf",
+                    "1e300",
+                    "nan,0,0",
+                    "nan,0,0,1",
+                    "0,0,1e300",
+                ] {
+                    // The flag alone: a value it takes leaves only the
+                    // other required arguments to complain about.
+                    let line = [sub.get_name(), &long, bad];
+                    let refused = match sub
+                        .clone()
+                        .allow_negative_numbers(true)
+                        .try_get_matches_from(line)
+                    {
+                        Ok(_) => false,
+                        Err(e) => !matches!(
+                            e.kind(),
+                            ErrorKind::MissingRequiredArgument | ErrorKind::ArgumentConflict
+                        ),
+                    };
+                    if !refused {
+                        failed.push(format!("{name} {bad}"));
+                    }
+                }
+                checked.push(name);
+            }
+        }
+        assert!(failed.is_empty(), "accepted: {failed:#?}");
+        // The flags of the issue are among those checked.
+        for flag in [
+            "solve --seed",
+            "drive --joints",
+            "sim --gripper_open",
+            "sim --rate_hz",
+            "solve --budget_ms",
+            "drive --hold",
+        ] {
+            assert!(
+                checked.iter().any(|c| c == flag),
+                "{flag} not checked: {checked:#?}"
+            );
+        }
     }
 }
