@@ -93,7 +93,7 @@ pub fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
 
 /// `x` when it is finite, not below zero and at most [`MAX_MAGNITUDE`].
 pub fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
-    if x.is_finite() && x >= 0.0 && x <= MAX_MAGNITUDE {
+    if (0.0..=MAX_MAGNITUDE).contains(&x) {
         Ok(x)
     } else {
         let why = format!("must be 0 or a positive number, at most {MAX_MAGNITUDE:e}");
