@@ -72,7 +72,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let joints = cal.complete(&given);
+    let joints = cal.complete(given);
     let mut commands = vec![0; cal.joints.len()];
     cal.commands(&joints, &mut commands)
         .expect("--joints are finite");
