@@ -752,6 +752,23 @@ fn no_output_may_touch_the_bag_being_read() {
     assert_eq!(names, 5, "no temporary files left beside the bags");
 }
 
+/// make-bag's output over its own scenario is refused, calling the file
+/// what it is (it was "the bag being read").
+#[test]
+fn make_bag_over_its_scenario_names_the_scenario() {
+    let dir = common::TempDir::new("bag-over-scenario");
+    let sc = dir.path().join("sc.yaml");
+    std::fs::copy(common::project_dir().join("tests/data/scenario.yaml"), &sc).unwrap();
+    let before = std::fs::read(&sc).unwrap();
+    let s = sc.to_str().unwrap();
+    let o = arm_ik(&["make-bag", s, "--output", s, "--overwrite"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("is the scenario being read"), "{e}");
+    assert!(!e.contains("bag being read"), "{e}");
+    assert_eq!(std::fs::read(&sc).unwrap(), before);
+}
+
 /// Like `ros2 bag record`, an existing output (bag folder or .mcap file) is
 /// refused unless --overwrite, in make-bag and replay alike; a replaced
 /// folder keeps none of the old bag's files, and a folder that is not a

@@ -257,3 +257,24 @@ fn a_run_on_a_port_that_never_opens_reaches_nothing_and_says_so() {
     assert_eq!(s["servos"]["connected"], false, "{s}");
     assert_eq!(n(&s["servos"]["not_sent"]), 1, "{s}");
 }
+
+/// The messages of item 6 of issue 20, as a user of `run` meets them: an
+/// unknown command lists every type whole, a pose without a poses file
+/// names the flag, and a run of one tick shows no rate of 0.0 Hz.
+#[test]
+fn messages_name_what_a_cli_user_can_change() {
+    let out = with_stdin(&["run", "--stdin"], "{\"type\":\"open\"}\n");
+    let e = stderr(&out);
+    let types = arm_ik::node::Command::TYPES.join(", ");
+    assert!(e.contains(&format!("the types are {types}")), "{e}");
+    let out = with_stdin(
+        &["run", "--stdin"],
+        "{\"type\":\"pose\",\"name\":\"home\"}\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--poses"), "{text}");
+    let out = with_stdin(&["sim", "--duration", "0"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(1 tick;"), "{text}");
+    assert!(!text.contains("0.0 Hz"), "{text}");
+}

@@ -89,8 +89,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "protocol": ours.protocol,
             "records": records,
         });
-        let mut inputs = Inputs::of(&a.targets)?;
-        inputs.add(&urdf)?;
+        let mut inputs = Inputs::named(&a.targets, "the target file being read")?;
+        inputs.add_named(&urdf, "the URDF being read")?;
         output::write_file(path, &serde_json::to_vec(&raw)?, Existing::Replace, &inputs)
             .map_err(|e| anyhow::anyhow!("--output: {e}"))?;
     }

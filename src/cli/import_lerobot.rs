@@ -48,7 +48,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             // Staged and renamed into place: an interrupted write leaves
             // the old file, never half of the new one.
             let stop = Stop::on_signals()?;
-            let inputs = Inputs::of(&a.file)?;
+            let inputs = Inputs::named(&a.file, "the calibration being read")?;
             output::write_file(out, imported.yaml.as_bytes(), Existing::Replace, &inputs)
                 .with_context(|| format!("cannot write {}", out.display()))?;
             if stop.requested() {

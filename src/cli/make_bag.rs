@@ -60,7 +60,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         Existing::Refuse
     };
-    let inputs = Inputs::of(&a.waypoints)?;
+    let inputs = Inputs::named(&a.waypoints, "the scenario being read")?;
     let mut w = BagWriter::create_with(&a.output, a.storage, existing, &inputs)?;
     let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;

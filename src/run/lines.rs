@@ -51,7 +51,21 @@ pub fn parse_line(line: &str) -> Result<Command, String> {
             }
             target(value).map(Command::Target)
         }
-        Some(_) => Command::deserialize(value).map_err(|e| clip(&e.to_string(), MAX_QUOTE).into()),
+        Some(serde_json::Value::String(t)) if !Command::TYPES.contains(&t.as_str()) => {
+            Err(format!(
+                "unknown command type `{}`; the types are {}",
+                clip(&t, MAX_QUOTE),
+                Command::TYPES.join(", ")
+            ))
+        }
+        Some(serde_json::Value::String(_)) => {
+            Command::deserialize(value).map_err(|e| clip(&e.to_string(), MAX_QUOTE).into())
+        }
+        Some(other) => Err(format!(
+            "\"type\" is a JSON {}, not a string; the types are {}",
+            json_kind(&other),
+            Command::TYPES.join(", ")
+        )),
     }
 }
 
@@ -164,5 +178,26 @@ mod tests {
         assert!(e.len() < 1000 && e.contains("bytes cut"), "{}", e.len());
         let e = parse_line(&format!(r#"{{"type":"{long}"}}"#)).unwrap_err();
         assert!(e.len() < 1000, "{}", e.len());
+    }
+
+    /// An unknown type is named (cut when long) and the list of types is
+    /// given whole: it was once cut mid-word ("`gripper`, [... 5 bytes
+    /// cut ...]_gripper`").
+    #[test]
+    fn an_unknown_type_lists_every_type_whole() {
+        for line in [r#"{"type":"open"}"#, r#"{"type":7}"#] {
+            let e = parse_line(line).unwrap_err();
+            let list = e
+                .split("the types are ")
+                .nth(1)
+                .unwrap_or_else(|| panic!("{e}"));
+            assert_eq!(list, Command::TYPES.join(", "), "{e}");
+        }
+        let long = "x".repeat(10_000);
+        let e = parse_line(&format!(r#"{{"type":"{long}"}}"#)).unwrap_err();
+        assert!(
+            e.ends_with(&Command::TYPES.join(", ")) && e.contains("bytes cut"),
+            "{e}"
+        );
     }
 }
