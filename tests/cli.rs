@@ -891,3 +891,38 @@ fn xacro_input_prints_the_readme_expand_command() {
         "{e}"
     );
 }
+
+/// `drive` on virtual servos with a --hold too short for them to arrive
+/// says so: `"ramping": true` in the JSON (as the README says there is), a
+/// warning, and the table's `reached` column where they stopped rather
+/// than only the target in `sent`. Long enough, they are there.
+#[test]
+fn drive_on_virtual_servos_says_when_hold_ended_before_they_arrived() {
+    let drive = [
+        "drive",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--joints",
+        "0,0.3,-0.5,0.2,0",
+    ];
+    let out = arm_ik(&[&drive[..], &["--hold", "0.1", "--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["ramping"], true, "{v}");
+    let elbow = v["reached"][2].as_f64().unwrap();
+    assert!((elbow + 0.5).abs() > 0.1, "still far from the pose: {v}");
+    assert!(stderr(&out).contains("before the virtual servos arrived"));
+    let out = arm_ik(&[&drive[..], &["--hold", "0.1"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("reached") && text.contains("still moving"),
+        "{text}"
+    );
+    let out = arm_ik(&[&drive[..], &["--hold", "5", "--json"]].concat());
+    let v = json(&out);
+    assert_eq!(v["ramping"], false, "{v}");
+    assert!(
+        (v["reached"][2].as_f64().unwrap() + 0.5).abs() < 0.01,
+        "{v}"
+    );
+}

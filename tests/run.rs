@@ -54,7 +54,7 @@ fn sim_on_a_small_arm_follows_a_path_it_can_reach() {
     let s = summary(&out);
     assert_eq!(n(&s["targets"]["received"]), 201, "{s}");
     assert_eq!(n(&s["targets"]["reached"]), 201, "{s}");
-    assert!(s["path"]["width"].as_f64().unwrap() < 0.08, "{s}");
+    assert!(s["path"]["width"].as_f64().unwrap() < 0.16, "{s}");
     assert_eq!(s["verdict"], "ok");
 }
 
@@ -277,4 +277,35 @@ fn messages_name_what_a_cli_user_can_change() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(1 tick;"), "{text}");
     assert!(!text.contains("0.0 Hz"), "{text}");
+}
+
+/// The JSON summary gives the figure-eight's full width and height, as the
+/// text does (160 x 80 mm on the project arm); they were half sizes,
+/// unlabelled.
+#[test]
+fn the_path_sizes_are_the_same_in_json_and_text() {
+    let out = with_stdin(&["sim", "--duration", "0.1", "--json"], "");
+    let p = &summary(&out)["path"];
+    assert_eq!(
+        (p["width"].as_f64(), p["height"].as_f64()),
+        (Some(0.16), Some(0.08)),
+        "{p}"
+    );
+    let out = with_stdin(&["sim", "--duration", "0.1"], "");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("figure-eight 160 x 80 mm"), "{text}");
+}
+
+/// A blank line is one tick without input, so a script can wait: each
+/// one adds a tick to the run (they were skipped).
+#[test]
+fn a_blank_stdin_line_is_one_tick() {
+    let ticks = |input: &str| {
+        let out = with_stdin(&["sim", "--stdin", "--settle", "0", "--json"], input);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        n(&summary(&out)["ticks"])
+    };
+    let target = "{\"position\":[0.2,0.05,0.15]}\n";
+    let waited = format!("{target}{}", "\n".repeat(50));
+    assert_eq!(ticks(&waited), ticks(target) + 50);
 }

@@ -50,7 +50,8 @@ pub struct LoopArgs {
     /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
     /// (orientation and frame_id optional), or any node command
     /// {"type":"target",...} (README, "The arm without ROS"). Without
-    /// --realtime each line is the input of one tick; with it, every line
+    /// --realtime each line is the input of one tick (a blank line: a tick
+    /// without input, to wait); with it, every line
     /// that arrived since the last tick is taken in and the latest target
     /// is solved (the others count as superseded), so input faster than
     /// the loop (1 kHz) is fine.
@@ -352,8 +353,8 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         writeln!(
             out,
             "path: figure-eight {:.0} x {:.0} mm centred at ({x:.3}, {y:.3}, {z:.3}) m",
-            p.width * 2e3,
-            p.height * 2e3
+            p.width * 1e3,
+            p.height * 1e3
         )?;
     }
     let t = &s.targets;

@@ -8,7 +8,7 @@ use super::delivery::Delivery;
 use super::input::{Input, Poll};
 use super::lines::InputError;
 use super::source::Source;
-use super::summary::{Ending, Parts, RunSummary, Tally};
+use super::summary::{Ending, Parts, PathSummary, RunSummary, Tally};
 use crate::node::{NodeCore, NodeStatus, Tick};
 use crate::replay::CatchUp;
 use crate::servo::ServoOutput;
@@ -110,7 +110,7 @@ pub fn run<S: ServoOutput>(
     };
     delivery.finish();
     let path = match source {
-        Source::Path { path, .. } => Some(*path),
+        Source::Path { path, period, .. } => Some(PathSummary::new(path, *period)),
         _ => None,
     };
     RunSummary::new(Parts {

@@ -104,8 +104,9 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// One line read: its number and the command, or what is wrong with it.
-pub type Line = (usize, Result<Command, String>);
+/// One line read: its number and the command (`None` for a blank line:
+/// a tick with no input), or what is wrong with it.
+pub type Line = (usize, Result<Option<Command>, String>);
 
 /// Lines read ahead of the loop. Bounded, so a writer faster than the loop
 /// blocks on the pipe instead of growing memory; also the most the loop
@@ -113,15 +114,16 @@ pub type Line = (usize, Result<Command, String>);
 pub const READ_AHEAD: usize = 1024;
 
 /// Reads and parses `input` on its own thread, so a slow or bursty writer
-/// never holds up a tick and parsing costs the loop nothing. Blank lines
-/// are skipped; the channel closes at the end of the input.
+/// never holds up a tick and parsing costs the loop nothing. A blank line
+/// is `None`: with one line per tick, a tick with no input (a script's
+/// way to wait). The channel closes at the end of the input.
 pub fn spawn_reader(input: impl BufRead + Send + 'static) -> mpsc::Receiver<Line> {
     let (tx, rx) = mpsc::sync_channel::<Line>(READ_AHEAD);
     std::thread::spawn(move || {
         for (i, line) in input.lines().enumerate() {
             let item = match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => parse_line(&l),
+                Ok(l) if l.trim().is_empty() => Ok(None),
+                Ok(l) => parse_line(&l).map(Some),
                 Err(e) => Err(e.to_string()),
             };
             if tx.send((i + 1, item)).is_err() {

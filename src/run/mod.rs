@@ -29,4 +29,4 @@ pub use driver::{Clock, Observer, RunOptions, run};
 pub use input::{Input, Poll};
 pub use lines::{InputError, LINE_FORMAT, parse_line, spawn_reader};
 pub use source::{LineSource, Source};
-pub use summary::{Ending, MeanMax, Micros, Rejection, RunSummary, Steered, Verdict};
+pub use summary::{Ending, MeanMax, Micros, PathSummary, Rejection, RunSummary, Steered, Verdict};

@@ -95,6 +95,36 @@ pub struct Steered {
     pub refused: u64,
 }
 
+/// The built-in figure-eight as a person measures it: full width and
+/// height (m), where [`FigureEight`] keeps the half sizes its formula
+/// uses; the text summary's "160 x 80 mm" is these.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PathSummary {
+    /// Metres, base frame.
+    pub center: [f64; 3],
+    /// Full extent along `u` and along `v` (m).
+    pub width: f64,
+    pub height: f64,
+    /// Unit directions of the plane in the base frame.
+    pub u: [f64; 3],
+    pub v: [f64; 3],
+    /// One loop (s).
+    pub period_s: f64,
+}
+
+impl PathSummary {
+    pub fn new(path: &FigureEight, period_s: f64) -> PathSummary {
+        PathSummary {
+            center: path.center,
+            width: 2.0 * path.width,
+            height: 2.0 * path.height,
+            u: path.u,
+            v: path.v,
+            period_s,
+        }
+    }
+}
+
 /// What the loop counted besides the node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -144,7 +174,7 @@ pub struct RunSummary {
     pub tick_time_us: Micros,
     pub last_rejection: Option<Rejection>,
     /// The built-in path followed, when it was the input.
-    pub path: Option<FigureEight>,
+    pub path: Option<PathSummary>,
     pub ended: Ending,
     pub verdict: Verdict,
 }
@@ -156,7 +186,7 @@ pub(super) struct Parts<'a> {
     pub simulated_s: f64,
     pub wall_s: f64,
     pub streams: bool,
-    pub path: Option<FigureEight>,
+    pub path: Option<PathSummary>,
     pub ended: Ending,
     pub catch_up: &'a CatchUp,
     pub delivery: Delivery,
