@@ -926,3 +926,53 @@ fn drive_on_virtual_servos_says_when_hold_ended_before_they_arrived() {
         "{v}"
     );
 }
+
+/// A target set whose robot is not there (a shared arm's set in a clone
+/// without `../shared`) says which file is missing and where it is looked
+/// for, instead of failing silently in a plain clone.
+#[test]
+fn bench_on_a_set_whose_robot_is_missing_says_it_needs_the_shared_robots() {
+    let dir = temp_dir("bench_missing_shared");
+    let set = dir.join("ur5_paths.json");
+    std::fs::copy("benches/targets/ur5_paths.json", &set).unwrap();
+    let out = arm_ik(&["bench", "--targets", set.to_str().unwrap(), "--json"]);
+    assert_fails_saying(&out, 1, "../../../shared/robots/ur5_robot.urdf");
+    assert!(
+        stderr(&out).contains("../shared beside the clone"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The README's Layout is one table (a blank line once split it), every
+/// path it names exists, and its `config/` row names every file there.
+#[test]
+fn readme_layout_is_one_table_of_paths_that_exist() {
+    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+    let rows: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| *l != "## Layout")
+        .skip_while(|l| !l.starts_with("| path |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let paths: Vec<&str> = rows.iter().filter_map(|r| r.split('`').nth(1)).collect();
+    for p in &paths {
+        assert!(
+            common::project_dir().join(p).exists(),
+            "{p} in the Layout table does not exist"
+        );
+    }
+    assert!(
+        paths.contains(&"scripts/bag-soak"),
+        "the table stops early: {paths:?}"
+    );
+    let config = rows.iter().find(|r| r.starts_with("| `config/`")).unwrap();
+    for f in std::fs::read_dir(common::project_dir().join("config")).unwrap() {
+        let name = f.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            config.contains(&format!("`{name}`")),
+            "{name} missing from: {config}"
+        );
+    }
+}

@@ -309,3 +309,43 @@ fn a_blank_stdin_line_is_one_tick() {
     let waited = format!("{target}{}", "\n".repeat(50));
     assert_eq!(ticks(&waited), ticks(target) + 50);
 }
+
+/// The README's table of stdin lines documents exactly the commands the
+/// parser accepts: every example line parses as a command of its type,
+/// and every type the parser knows has a row.
+#[test]
+fn the_readme_stdin_table_lists_every_command_the_parser_accepts() {
+    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+    let rows: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| line | what the node does |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(rows.len() > 5, "no stdin table in the README");
+    let mut documented = Vec::new();
+    for row in rows {
+        let first = row.split(" | ").next().unwrap();
+        for example in first.split('`').filter(|p| p.starts_with('{')) {
+            let command = arm_ik::run::parse_line(example)
+                .unwrap_or_else(|e| panic!("README line {example} does not parse: {e}"));
+            let v: Value = serde_json::to_value(&command).unwrap();
+            let kind = v["type"].as_str().unwrap().to_string();
+            let given: Value = serde_json::from_str(example).unwrap();
+            assert_eq!(
+                given["type"].as_str().unwrap_or("target"),
+                kind,
+                "{example}"
+            );
+            documented.push(kind);
+        }
+    }
+    documented.sort();
+    documented.dedup();
+    let mut types: Vec<String> = arm_ik::node::Command::TYPES
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    types.sort();
+    assert_eq!(documented, types);
+}

@@ -40,6 +40,20 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let set = TargetSet::load(&a.targets)?;
     let urdf = a.urdf.clone().unwrap_or_else(|| set.urdf_path());
+    if a.urdf.is_none() && !urdf.exists() {
+        let shared = set.urdf.contains("shared/");
+        anyhow::bail!(
+            "{}: its robot {} (\"urdf\": \"{}\", relative to the target file) is not there{}; or give the robot's file with --urdf",
+            a.targets.display(),
+            urdf.display(),
+            set.urdf,
+            if shared {
+                ": this set is for a shared robot, in ../shared beside the clone (the conformance data)"
+            } else {
+                ""
+            }
+        );
+    }
     let chain = Chain::from_urdf_file(&urdf, Some(&set.base_link), Some(&set.tip_link))?;
     if chain.joint_names() != set.joint_names {
         anyhow::bail!(
