@@ -15,14 +15,21 @@ fn target_dir(dir: &str) -> String {
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[test]
 fn target_dir_is_where_cargo_builds() {
     let elsewhere = std::env::temp_dir().join("arm_ik-elsewhere");
-    assert_eq!(target_dir(elsewhere.to_str().unwrap()), elsewhere.to_str().unwrap());
+    assert_eq!(
+        target_dir(elsewhere.to_str().unwrap()),
+        elsewhere.to_str().unwrap()
+    );
     // Relative to the repository, where the scripts run cargo.
     let relative = common::project_dir().join("build-out");
     assert_eq!(target_dir("build-out"), relative.to_str().unwrap());

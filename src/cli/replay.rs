@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use arm_ik::bag::BagReader;
 use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::node::{NodeCore, NodeParams};
+use arm_ik::replay::clock::{self, ClockSource};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::topics::list;
 use arm_ik::replay::{
@@ -77,6 +78,22 @@ pub struct Args {
     /// Print the report JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// The node's clock: auto (a recorded /clock when the bag has one,
+    /// else the receive times), receive (the bag's receive times), stamps
+    /// (the targets' header stamps: a bag recorded while another played
+    /// back, whose stamps keep the first recording's clock) or clock (the
+    /// recorded /clock, required).
+    #[arg(long, value_enum, default_value_t = ClockArg::Auto)]
+    clock: ClockArg,
+}
+
+/// `--clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ClockArg {
+    Auto,
+    Receive,
+    Stamps,
+    Clock,
 }
 
 /// The node core as `ik_node` builds it from the parameter `file`: the
@@ -157,6 +174,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         report.write_table(&mut out)?;
     }
     out.flush()?;
+    if let Some(note) = &report.clock_note {
+        errln!("arm_ik replay: note: {note}");
+    }
     if report.stopped {
         let outputs = [&a.output, &a.report, &a.junit, &a.plot];
         let written = if outputs.iter().any(|o| o.is_some()) {
@@ -177,9 +197,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 impl Args {
+    /// The clock of the replay and the first recorded /clock's offset.
+    fn clock(&self) -> anyhow::Result<(ClockSource, i64)> {
+        let recorded = || clock::first_clock_offset(&self.bag);
+        Ok(match self.clock {
+            ClockArg::Receive => (ClockSource::Receive, 0),
+            ClockArg::Stamps => (ClockSource::Stamps, 0),
+            ClockArg::Auto => match recorded()? {
+                Some(offset) => (ClockSource::ClockTopic, offset),
+                None => (ClockSource::Receive, 0),
+            },
+            ClockArg::Clock => match recorded()? {
+                Some(offset) => (ClockSource::ClockTopic, offset),
+                None => anyhow::bail!(
+                    "--clock clock: {} has no {} ({}) to take the clock from",
+                    self.bag.display(),
+                    clock::CLOCK_TOPIC,
+                    arm_ik::bag::CLOCK
+                ),
+            },
+        })
+    }
+
     /// The replay's options from the flags.
     fn options(&self) -> anyhow::Result<ReplayOptions> {
+        let (clock, clock_offset_ns) = self.clock()?;
         Ok(ReplayOptions {
+            clock,
+            clock_offset_ns,
             topics: self.topics.topics()?,
             position_only: self.topics.position_only,
             settle_s: self.settle,

@@ -2,6 +2,7 @@
 //! the start-up move, the failures, and the pass/fail checks made from
 //! them, as JSON (`--report`, `--json`) and as the table `replay` prints.
 
+use super::clock::ClockSource;
 use super::outcome::{CheckName, FailureKind, LimitKind};
 use crate::ik::SolverKind;
 use crate::node::status::{Rejections, RunningStats};
@@ -122,6 +123,11 @@ pub struct Report {
     /// Asked to stop (a signal) before the end of the bag: the checks are
     /// of what was replayed, and the replay fails.
     pub stopped: bool,
+    /// The clock the node ran on (see [`super::clock`]).
+    pub clock: ClockSource,
+    /// What the receive clock made of the stamps, when they sit a
+    /// constant offset from it (and the option that fits such a bag).
+    pub clock_note: Option<String>,
     pub thresholds: Thresholds,
     pub checks: Vec<Check>,
     pub passed: bool,
@@ -175,6 +181,8 @@ impl Report {
             messages_per_s: 0.0,
             bag_error: None,
             stopped: false,
+            clock: ClockSource::Receive,
+            clock_note: None,
             thresholds,
             checks: Vec::new(),
             passed: false,
@@ -336,6 +344,12 @@ impl Report {
             self.wrong_type,
             self.superseded
         )?;
+        if self.clock != ClockSource::Receive {
+            writeln!(out, "clock: {}", self.clock.name())?;
+        }
+        if let Some(note) = &self.clock_note {
+            writeln!(out, "note: {note}")?;
+        }
         writeln!(out, "{:<20} {:<6} detail", "check", "result")?;
         for c in &self.checks {
             let result = if c.passed { "pass" } else { "FAIL" };
