@@ -154,6 +154,22 @@ fn signal(child: &std::process::Child, signal: &str) {
     assert!(ok.success());
 }
 
+/// Sends `sig` to `child` once it is writing its output to `dir` (and a
+/// moment more), waits for it to end with `code` and says on stderr it
+/// was stopped by `sig`; its stdout.
+fn stop_while_writing(mut child: std::process::Child, dir: &Path, sig: &str, code: i32) -> String {
+    wait_for_temporary(dir, &mut child);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    signal(&child, sig);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stdout}{stderr}");
+    assert!(stderr.contains(&format!("stopped by SIG{sig}")), "{stderr}");
+    assert_eq!(temporaries(dir), Vec::<String>::new());
+    stdout
+}
+
 /// Waits (at most a minute) until `dir` holds a temporary output: the
 /// command is writing.
 fn wait_for_temporary(dir: &Path, child: &mut std::process::Child) {
@@ -195,19 +211,9 @@ fn ctrl_c_on_make_bag_keeps_the_old_bag_and_leaves_no_temporary() {
     let old = scenario_bag(dir.path());
     let before = std::fs::read(Path::new(&old).join("bag_0.mcap")).unwrap();
     let big = big_scenario(dir.path());
-    let mut child = spawn(&["make-bag", &big, "--output", &old, "--overwrite"]);
-    wait_for_temporary(dir.path(), &mut child);
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    signal(&child, "INT");
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(130), "{stdout}{stderr}");
+    let child = spawn(&["make-bag", &big, "--output", &old, "--overwrite"]);
+    let stdout = stop_while_writing(child, dir.path(), "INT", 130);
     assert!(stdout.contains("of 4000100 messages generated"), "{stdout}");
-    assert!(stderr.contains("stopped by SIGINT"), "{stderr}");
-    assert_eq!(temporaries(dir.path()), Vec::<String>::new());
     let after = std::fs::read(Path::new(&old).join("bag_0.mcap")).unwrap();
     assert!(before == after, "the old bag changed");
 }
@@ -225,7 +231,7 @@ fn sigterm_on_replay_prints_what_it_did_and_keeps_the_old_outputs() {
     let (output, report) = (dir.path().join("out.mcap"), dir.path().join("r.json"));
     std::fs::write(&output, "old bag").unwrap();
     std::fs::write(&report, "old report").unwrap();
-    let mut child = spawn(&[
+    let child = spawn(&[
         "replay",
         bag.to_str().unwrap(),
         "--output",
@@ -234,19 +240,9 @@ fn sigterm_on_replay_prints_what_it_did_and_keeps_the_old_outputs() {
         "--report",
         report.to_str().unwrap(),
     ]);
-    wait_for_temporary(dir.path(), &mut child);
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    signal(&child, "TERM");
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(143), "{stdout}{stderr}");
+    let stdout = stop_while_writing(child, dir.path(), "TERM", 143);
     assert!(stdout.contains("stopped before the end"), "{stdout}");
     assert!(stdout.contains("result: FAIL"), "{stdout}");
-    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
-    assert_eq!(temporaries(dir.path()), Vec::<String>::new());
     assert_eq!(std::fs::read_to_string(&output).unwrap(), "old bag");
     assert_eq!(std::fs::read_to_string(&report).unwrap(), "old report");
 }
