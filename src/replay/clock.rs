@@ -8,9 +8,10 @@
 //! wall clock of the second recording, the stamps keep the first one's,
 //! and every target looked years stale. So:
 //!
-//! - a recorded `/clock` ([`CLOCK`]) is the clock, as it was the node's
-//!   (`use_sim_time`): each message's time is its receive time moved by
-//!   the latest `/clock` before it (by the first, before there was one);
+//! - a recorded `/clock` ([`CLOCK`]; in the first 10 s of the bag) is the
+//!   clock, as it was the node's (`use_sim_time`): each message's time is
+//!   its receive time moved by the latest `/clock` before it (by the
+//!   first, before there was one);
 //! - otherwise the receive times ([`ClockSource::Receive`], the default),
 //!   and when the stamps sit a constant offset from them [`BagClock::note`]
 //!   says so and names `--clock stamps`;
@@ -51,9 +52,16 @@ fn is_clock(msg: &BagMessage) -> bool {
     &*msg.topic == CLOCK_TOPIC && &*msg.type_name == CLOCK
 }
 
+/// How long into a bag a recorded `/clock` is looked for (ns of receive
+/// time): `ros2 bag play --clock` publishes it from the start, and a bag
+/// that lists no topics (a bare MCAP file) is not read twice through.
+const CLOCK_LOOKAHEAD_NS: u64 = 10_000_000_000;
+
 /// How far the first recorded `/clock` is from its receive time (ns), read
 /// ahead from a bag of its own: the offset of the targets that came
-/// before it. `None` when the bag has no `/clock`.
+/// before it. `None` when the bag has no `/clock` in its first 10 s, or
+/// none before a part that cannot be read (the replay itself reads up to
+/// there and says so).
 pub fn first_clock_offset(bag: &std::path::Path) -> Result<Option<i64>, BagError> {
     let mut reader = BagReader::open(bag)?;
     if let Some(declared) = reader.declared_topics()
@@ -63,8 +71,15 @@ pub fn first_clock_offset(bag: &std::path::Path) -> Result<Option<i64>, BagError
     {
         return Ok(None);
     }
+    let mut start = None;
     for msg in &mut reader {
-        let msg = msg?;
+        let Ok(msg) = msg else {
+            return Ok(None);
+        };
+        let start = *start.get_or_insert(msg.log_time_ns);
+        if msg.log_time_ns > start.saturating_add(CLOCK_LOOKAHEAD_NS) {
+            return Ok(None);
+        }
         if is_clock(&msg)
             && let Ok(clock) = decode_clock(&msg.data)
         {
