@@ -1,4 +1,6 @@
-"""Hardware: ik_node driving the real servos, robot_state_publisher for /tf.
+"""The arm: ik_node driving the real servos (or virtual ones with
+sim:=true), robot_state_publisher for /tf. display.launch.py includes this
+file and adds RViz.
 
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=pwm_bridge
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyACM0 protocol:=feetech \\
@@ -6,16 +8,20 @@
     ros2 launch arm_ik arm.launch.py port:=/dev/ttyUSB0 protocol:=dynamixel \\
         urdf:=/path/to/follower.urdf base_link:=base_link tip_link:=link_5
 
-Same robot_state_publisher as display.launch.py (URDF read here, passed as
-the robot_description parameter); ik_node runs with sim:=false and talks to
-the servos on `port` with `protocol`:
+robot_state_publisher gets the URDF as its robot_description parameter, the
+text read here and passed in a dict (given with -p on the command line, rcl
+parses it as YAML and real URDFs break it); ik_node publishes joint_states,
+which robot_state_publisher turns into /tf. With sim:=false (the default
+here) ik_node talks to the servos on `port` with `protocol`:
   pwm_bridge  the project's Arduino firmware driving hobby PWM servos
   feetech     Feetech SCS/STS bus servos (SO-100/SO-101)
   dynamixel   ROBOTIS Dynamixel X-series bus servos (Koch v1.1,
               OpenManipulator-X)
-RViz is off by default here (rviz:=true to watch the arm).
+To watch the real arm in RViz: display.launch.py sim:=false port:=...
 
 Launch arguments:
+  sim           true: virtual servos (port, protocol and servo_config are
+                not used); false: the servos on port (default false)
   port          serial port of the servo bus or bridge (default /dev/ttyUSB0)
   protocol      pwm_bridge, feetech or dynamixel (default pwm_bridge)
   servo_config  servo calibration and link file: channels or ids, zero,
@@ -23,8 +29,17 @@ Launch arguments:
                 servos_pwm.yaml, servos_feetech.yaml or servos_koch.yaml,
                 per protocol; a bare
                 name is looked up in share/arm_ik/config/)
-  urdf, params_file, base_link, tip_link, rviz, rviz_config, poses_file,
-  use_sim_time: as in display.launch.py
+  urdf         URDF file (default: share/arm_ik/urdf/arm.urdf)
+  params_file  ik_node parameters; a bare file name is looked up in
+               share/arm_ik/config/ (default: arm.yaml)
+  base_link    chain base link (default: the parameters file's)
+  tip_link     chain tip link (default: the parameters file's)
+  poses_file   named poses for ~/home and ~/go_to/<name>; a bare file name
+               is looked up in share/arm_ik/config/ (default: poses_arm.yaml
+               with arm.yaml, none with other parameter files)
+  use_sim_time ik_node and robot_state_publisher on /clock (default: false;
+               true for a recorded bag played with `ros2 bag play --clock`,
+               whose stamps are of when it was recorded)
 
 Only launch, launch_ros and os are imported, and the
 file parses as Python 3.8 (scripts/check-packaging checks both).
@@ -34,7 +49,6 @@ import os
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
@@ -72,39 +86,44 @@ def _read_urdf(path):
         return f.read()
 
 
-def _use_sim_time(context):
-    """The use_sim_time argument as the bool both nodes' parameter is."""
-    value = LaunchConfiguration('use_sim_time').perform(context).lower()
+def _flag(name, context):
+    """A true/false launch argument as the bool a parameter is."""
+    value = LaunchConfiguration(name).perform(context).lower()
     if value not in ('true', 'false'):
-        raise RuntimeError('arm_ik: use_sim_time:={} is not true or false'.format(value))
+        raise RuntimeError('arm_ik: {}:={} is not true or false'.format(name, value))
     return value == 'true'
 
 
-def _nodes(context):
-    urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
-    use_sim_time = _use_sim_time(context)
-    params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
-    description = _read_urdf(urdf)
-
+def _servos(context):
+    """ik_node's servo parameters: virtual ones, or port, protocol and
+    servo_config for the real ones."""
+    if _flag('sim', context):
+        return {'sim': True}
     protocol = LaunchConfiguration('protocol').perform(context)
     if protocol not in PROTOCOLS:
         raise RuntimeError('arm_ik: protocol:={} is not one of {}'.format(
             protocol, ', '.join(PROTOCOLS)))
-    port = LaunchConfiguration('port').perform(context)
     servo_config = LaunchConfiguration('servo_config').perform(context)
     servo_config = os.path.abspath(
         _config_file(servo_config or DEFAULT_SERVO_CONFIG[protocol], context))
+    return {
+        'sim': False,
+        'port': LaunchConfiguration('port').perform(context),
+        'protocol': protocol,
+        'servo_config': servo_config,
+    }
+
+
+def _nodes(context):
+    urdf = os.path.abspath(LaunchConfiguration('urdf').perform(context))
+    use_sim_time = _flag('use_sim_time', context)
+    params_file = _config_file(LaunchConfiguration('params_file').perform(context), context)
+    description = _read_urdf(urdf)
 
     # Later entries override earlier ones: the file first, then what the
     # launch arguments set. Empty base_link / tip_link keep the file's.
-    overrides = {
-        'urdf_path': urdf,
-        'sim': False,
-        'port': port,
-        'protocol': protocol,
-        'servo_config': servo_config,
-        'use_sim_time': use_sim_time,
-    }
+    overrides = {'urdf_path': urdf, 'use_sim_time': use_sim_time}
+    overrides.update(_servos(context))
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
@@ -134,6 +153,9 @@ def _nodes(context):
 
 def generate_launch_description():
     return LaunchDescription([
+        DeclareLaunchArgument(
+            'sim', default_value='false', choices=['true', 'false'],
+            description='true: virtual servos; false: the servos on port'),
         DeclareLaunchArgument(
             'port', default_value='/dev/ttyUSB0',
             description='Serial port of the servo bus or PWM bridge'),
@@ -166,21 +188,8 @@ def generate_launch_description():
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),
         DeclareLaunchArgument(
-            'rviz', default_value='false',
-            description='Start rviz2 to watch the arm'),
-        DeclareLaunchArgument(
-            'rviz_config', default_value=_share('config', 'arm.rviz'),
-            description='RViz2 configuration file'),
-        DeclareLaunchArgument(
             'use_sim_time', default_value='false', choices=['true', 'false'],
             description='Run ik_node and robot_state_publisher on /clock (true: '
                         'for a bag played with ros2 bag play --clock)'),
         OpaqueFunction(function=_nodes),
-        Node(
-            package='rviz2',
-            executable='rviz2',
-            name='rviz2',
-            arguments=['-d', LaunchConfiguration('rviz_config')],
-            condition=IfCondition(LaunchConfiguration('rviz')),
-        ),
     ])

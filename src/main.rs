@@ -1,9 +1,17 @@
 //! `arm_ik`: the command-line edge. Parses arguments, calls the library,
 //! prints results; every decision lives in the library.
+//!
+//! The binary has no `required-features`: colcon's cargo-ament-build
+//! installs only the binaries whose required features are named on its
+//! command line, and the README's colcon command names `ros2` alone (which
+//! brings `app`). Built without `app` (the kinematics library alone) it
+//! says so instead of doing nothing.
 
+#[cfg(feature = "app")]
 #[macro_use]
 mod cli;
 
+#[cfg(feature = "app")]
 fn main() -> std::process::ExitCode {
     let args = match cli::Cli::try_parse_args() {
         Ok(args) => args,
@@ -19,4 +27,13 @@ fn main() -> std::process::ExitCode {
             cli::error_code(&e)
         }
     }
+}
+
+#[cfg(not(feature = "app"))]
+fn main() -> std::process::ExitCode {
+    eprintln!(
+        "arm_ik: built without the `app` feature (the kinematics library alone); \
+         build with the default features for the command line"
+    );
+    std::process::ExitCode::from(2)
 }

@@ -421,3 +421,26 @@ mod random {
         }
     }
 }
+
+#[test]
+fn a_jog_down_from_the_stretched_start_pose_moves_the_tip_down_its_axis() {
+    // Straight up, every joint at zero: to first order the tip cannot move
+    // along the arm, yet bending the elbow takes it down.
+    let (mut node, dt) = common::start_pose_arm_node();
+    let start = tip(&node);
+    let ticks = (1.0 / dt).round() as u64;
+    let mut off_axis: f64 = 0.0;
+    for k in 1..=ticks + 100 {
+        if k <= ticks {
+            node.push_command(base_twist([0.0, 0.0, -0.05]));
+        }
+        node.tick(k as f64 * dt);
+        let d = tip(&node) - start;
+        off_axis = off_axis.max(d.x.hypot(d.y));
+    }
+    let moved = start.z - tip(&node).z;
+    // 0.05 m/s for 1 s, less what the speed ramps and the unbending take.
+    assert!((0.035..=0.055).contains(&moved), "moved {moved} m down");
+    assert!(off_axis <= 0.002, "{off_axis} m off the axis");
+    assert_eq!(node.core().status().steering.mode, SteerMode::Idle);
+}

@@ -5,7 +5,7 @@
 
 mod common;
 
-use arm_ik::node::marker::{MARKER_NAME, UpdateKind, pose_of};
+use arm_ik::node::marker::{MARKER_NAME, pose_of};
 use arm_ik::node::{
     Command, FeedbackEvent, MarkerFeedback, MarkerUpdate, MemoryNode, SteerMode, TargetMsg,
     TwistMsg,
@@ -16,14 +16,11 @@ fn tip(node: &MemoryNode) -> Vector3<f64> {
     node.core().tip_pose().translation.vector
 }
 
-/// Every update's seq_num is one higher than the last for an UPDATE and
-/// the same for a KEEP_ALIVE, as RViz's client checks.
+/// Every update's seq_num is one higher than the last, as RViz's client
+/// checks (a gap makes it reset and drop a drag).
 fn assert_sequence(updates: &[MarkerUpdate], mut last: u64) -> u64 {
     for u in updates {
-        match u.kind {
-            UpdateKind::Update => assert_eq!(u.seq_num, last + 1, "{u:?}"),
-            UpdateKind::KeepAlive => assert_eq!(u.seq_num, last, "{u:?}"),
-        }
+        assert_eq!(u.seq_num, last + 1, "{u:?}");
         last = u.seq_num;
     }
     last
@@ -143,4 +140,167 @@ fn feedback_for_another_marker_is_refused_and_counted() {
     node.tick(k as f64 * dt);
     assert_eq!(node.core().status().steering.refused, 1);
     assert_eq!(tip(&node), before);
+}
+
+/// What ROS 2's own `interactive_markers` server publishes on `<ns>/update`
+/// for its marker at `start`, last update `seq0`, when given `feedback`,
+/// and what its `get_interactive_markers` answers after: one pose per
+/// POSE_UPDATE, each one sequence number higher (its `processFeedback`
+/// sets the pose and applies the change), nothing for MOUSE_DOWN or
+/// MOUSE_UP, never a keep-alive; the answer carries the last sequence
+/// number and the last pose. (Its first update, `insert` + `applyChanges`,
+/// is the marker alone with seq 1: see the first test.) Read from
+/// interactive_markers 2.3 (Humble; the same in Jazzy):
+/// `interactive_marker_server.py` and `interactive_marker_server.cpp`.
+/// An update as compared: sequence number, markers, pose positions.
+type Sent = (u64, usize, Vec<[f64; 3]>);
+
+fn reference_server(
+    seq0: u64,
+    start: [f64; 3],
+    feedback: &[(FeedbackEvent, [f64; 3])],
+) -> (Vec<Sent>, (u64, [f64; 3])) {
+    let mut sent = Vec::new();
+    let (mut seq, mut pose) = (seq0, start);
+    for &(event, p) in feedback {
+        if event == FeedbackEvent::PoseUpdate {
+            (seq, pose) = (seq + 1, p);
+            sent.push((seq, 0, vec![p]));
+        }
+    }
+    (sent, (seq, pose))
+}
+
+#[test]
+fn a_drag_sends_what_ros2s_interactive_markers_server_sends() {
+    let (mut node, dt, mut k) = common::ready_arm_node();
+    let seq0 = assert_sequence(&node.drain_marker_updates(), 0);
+    let (start, orientation) = pose_of(&node.core().tip_pose());
+    let mut p = start;
+    let mut feedback = vec![(FeedbackEvent::MouseDown, p)];
+    for i in 0..30 {
+        p[(i / 10) % 3] += 0.002;
+        feedback.push((FeedbackEvent::PoseUpdate, p));
+    }
+    // RViz sends the release's pose as a POSE_UPDATE just before MOUSE_UP.
+    feedback.push((FeedbackEvent::PoseUpdate, p));
+    feedback.push((FeedbackEvent::MouseUp, p));
+    let mut updates = Vec::new();
+    for &(event, at) in &feedback {
+        let mut fb = MarkerFeedback::new(event, at, orientation);
+        fb.frame_id = "base_link".into();
+        fb.client_id = "/rviz".into();
+        node.push_command(Command::MarkerFeedback(fb));
+        node.tick(k as f64 * dt);
+        k += 1;
+        updates.extend(node.drain_marker_updates());
+    }
+    let sent: Vec<_> = updates
+        .iter()
+        .map(|u| {
+            for pose in &u.poses {
+                assert_eq!(
+                    (pose.name, pose.frame_id.as_str()),
+                    (MARKER_NAME, "base_link")
+                );
+            }
+            let poses = u.poses.iter().map(|p| p.position).collect();
+            (u.seq_num, u.markers.len(), poses)
+        })
+        .collect();
+    let (expected, (seq, pose)) = reference_server(seq0, start, &feedback);
+    assert_eq!(sent, expected);
+    let snap = node.core().marker_snapshot();
+    assert_eq!(
+        (snap.sequence_number, snap.markers[0].position),
+        (seq, pose)
+    );
+}
+/// Drags the marker from the tip by `step` per tick for `ticks` ticks,
+/// releases it there and waits for the arm; returns where it was let go
+/// and the farthest the tip strayed from the straight line the marker
+/// went along. Every joint stays within its limits and speed.
+fn drag_by(
+    node: &mut MemoryNode,
+    dt: f64,
+    step: Vector3<f64>,
+    ticks: usize,
+) -> (Vector3<f64>, f64) {
+    let (start, orientation) = pose_of(&node.core().tip_pose());
+    let feedback = |event, p: Vector3<f64>| {
+        let mut fb = MarkerFeedback::new(event, [p.x, p.y, p.z], orientation);
+        // As RViz sends it: frame-locked, the marker's frame, its node name.
+        fb.frame_id = "base_link".into();
+        fb.client_id = "/rviz".into();
+        Command::MarkerFeedback(fb)
+    };
+    let mut p = Vector3::from(start);
+    let mut k = 1;
+    node.push_command(feedback(FeedbackEvent::MouseDown, p));
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev = node.core().motion().position().to_vec();
+    let line = step.normalize();
+    let mut strayed: f64 = 0.0;
+    for i in 0..ticks {
+        p += step;
+        node.push_command(feedback(FeedbackEvent::PoseUpdate, p));
+        node.tick(k as f64 * dt);
+        k += 1;
+        let q = node.core().motion().position().to_vec();
+        for (j, l) in limits.iter().enumerate() {
+            let moved = (q[j] - prev[j]).abs();
+            assert!(
+                moved <= l.velocity * dt + 1e-9,
+                "tick {i}: joint {j} moved {moved}"
+            );
+            assert!(
+                (l.lower..=l.upper).contains(&q[j]),
+                "tick {i}: joint {j} at {}",
+                q[j]
+            );
+        }
+        let off = tip(node) - Vector3::from(start);
+        strayed = strayed.max((off - line * off.dot(&line)).norm());
+        prev = q;
+    }
+    node.push_command(feedback(FeedbackEvent::MouseUp, p));
+    for _ in 0..200 {
+        node.tick(k as f64 * dt);
+        k += 1;
+    }
+    (p, strayed)
+}
+
+#[test]
+fn a_drag_down_from_the_stretched_start_pose_moves_the_tip_down() {
+    let (mut node, dt) = common::start_pose_arm_node();
+    let top = tip(&node);
+    // RViz's z arrow pulled 55 mm down, a millimetre a frame.
+    let (released, strayed) = drag_by(&mut node, dt, Vector3::new(0.0, 0.0, -0.001), 55);
+    let now = tip(&node);
+    assert!(
+        (now - released).norm() < 1e-4,
+        "let go at {released:?}, the tip is at {now:?} (it started at {top:?})"
+    );
+    assert!(
+        strayed < 0.001,
+        "the tip strayed {strayed} m off the drag's line"
+    );
+    // The elbow bent; the base did not swing round.
+    let q = node.core().motion().position();
+    assert!(q[0].abs() < 1e-9, "base yaw {}", q[0]);
+    assert_eq!(node.core().status().steering.mode, SteerMode::Idle);
+}
+
+#[test]
+fn a_drag_sideways_from_the_stretched_start_pose_moves_the_tip_sideways() {
+    let (mut node, dt) = common::start_pose_arm_node();
+    // Down and to the side (straight to the side is out of reach from
+    // the top): the base turns toward it as the arm bends.
+    let (released, _) = drag_by(&mut node, dt, Vector3::new(0.0, 0.001, -0.001), 40);
+    let now = tip(&node);
+    assert!(
+        (now - released).norm() < 1e-4,
+        "let go at {released:?}, tip at {now:?}"
+    );
 }

@@ -428,6 +428,30 @@ fn a_live_parameter_change_takes_effect_on_the_next_tick_and_a_bad_one_is_refuse
     assert!(!n.core().retune_pending());
 }
 
+/// `ros2 param set gripper_open` answered, then `~/open_gripper` at once,
+/// before any tick: the command uses the new position (ik_node used the
+/// old one until the next tick).
+#[test]
+fn a_command_right_after_a_live_change_uses_the_new_setting() {
+    let chain = arm();
+    let mut params = LiveParams::new(NodeParams::default());
+    params.read();
+    params.run_on(chain.clone());
+    let mut n =
+        MemoryNode::new(NodeCore::from_settings(&chain, &params.settings().unwrap()).unwrap());
+    run(&mut n, 0, 2);
+    params
+        .set("gripper_open", ParamValue::String("0.9".into()))
+        .unwrap();
+    n.core_mut().retune(&params.settings().unwrap()).unwrap();
+    n.core_mut().command(&Command::OpenGripper, 0.04).unwrap();
+    assert!(!n.core().retune_pending());
+    // The status shows the gripper's command from the next tick on.
+    run(&mut n, 2, 1);
+    let g = n.core().status().gripper.clone().unwrap();
+    assert_eq!(g.command, 0.9, "{g:?}");
+}
+
 #[test]
 fn a_robot_without_a_gripper_refuses_gripper_commands() {
     let chain = Chain::from_urdf_file(common::project_urdf("leg.urdf"), None, None).unwrap();

@@ -189,6 +189,10 @@ impl<S: ServoOutput> NodeCore<S> {
     /// front-end's input comes through here. A refused command is counted
     /// in the status (with the last refusal's reason) and changes nothing.
     pub fn command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
+        // Settings accepted since the last tick hold for this command too:
+        // `ros2 param set gripper_open` answered, then `~/open_gripper`,
+        // must open to the new position.
+        self.take_retune();
         let taken = match cmd {
             Command::Target(msg) => {
                 return match self.on_target(msg, now) {
@@ -234,6 +238,14 @@ impl<S: ServoOutput> NodeCore<S> {
         };
         self.count(taken)
     }
+
+    /// Applies settings accepted by [`NodeCore::retune`], between ticks.
+    fn take_retune(&mut self) {
+        if let Some(r) = self.retune.take() {
+            self.apply(*r);
+        }
+    }
+
     /// What exactly was wrong with the last refused input.
     fn last_rejection_why(&self) -> String {
         self.status
@@ -307,9 +319,7 @@ impl<S: ServoOutput> NodeCore<S> {
     /// than making it jump.
     pub fn tick(&mut self, now: f64) -> Tick {
         let wall = Instant::now();
-        if let Some(r) = self.retune.take() {
-            self.apply(*r);
-        }
+        self.take_retune();
         if !self.started {
             self.try_start();
         }

@@ -5,16 +5,20 @@
 //! ROS 2 `interactive_markers` server speaks it on a namespace (`ik_node`
 //! uses `~/target_marker`):
 //!
-//! * `<ns>/update` carries [`MarkerUpdate`]s: an `Update` with a `seq_num`
-//!   one higher than the last whenever the marker is created or moves,
-//!   and `KeepAlive`s with the unchanged `seq_num` when nothing happened
-//!   for a while. A client that sees a gap in the sequence re-asks for
-//!   the whole state.
+//! * `<ns>/update` carries [`MarkerUpdate`]s (type UPDATE), each with a
+//!   `seq_num` one higher than the last: the whole marker when it is
+//!   created, then its pose whenever it moves. Nothing else: ROS 2 servers
+//!   send no KEEP_ALIVE (Humble's client ignores one with a warning), and a
+//!   ROS 2 client that sees a gap in the sequence resets, erasing every
+//!   marker, a dragged one included, which ends the drag.
 //! * `<ns>/get_interactive_markers` answers a [`MarkerSnapshot`]: the
 //!   current `seq_num` and the full marker; RViz asks on connecting and
 //!   drops the updates the snapshot already holds.
 //! * `<ns>/feedback` brings [`MarkerFeedback`]: the pose while dragging
-//!   (`PoseUpdate`), and `MouseDown` / `MouseUp` around a drag.
+//!   (`PoseUpdate`), and `MouseDown` / `MouseUp` around a drag. Each
+//!   `PoseUpdate` is echoed as a pose update, as the ROS 2 server does
+//!   (its `processFeedback` sets the pose and applies the change), so every
+//!   client, a second RViz too, shows the marker where it is held.
 //!
 //! The marker sits at the commanded tip and follows it whatever moves the
 //! arm (targets, jog), except while it is dragged: then it stays where the
@@ -36,8 +40,6 @@ use std::f64::consts::FRAC_1_SQRT_2;
 
 /// The marker's name (RViz shows it; feedback names it).
 pub const MARKER_NAME: &str = "tip_target";
-/// Send a `KeepAlive` after this long without an update (s).
-pub const KEEP_ALIVE_PERIOD: f64 = 1.0;
 /// Feedback from another client within this long of the last one is
 /// refused while a drag is on (s), as the ROS server does: two RViz
 /// windows must not fight over the arm.
@@ -166,18 +168,11 @@ pub struct MarkerPose {
     pub orientation: [f64; 4],
 }
 
-/// `InteractiveMarkerUpdate.type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpdateKind {
-    KeepAlive,
-    Update,
-}
-
-/// One message on `<ns>/update`.
+/// One message on `<ns>/update` (`InteractiveMarkerUpdate` of type
+/// UPDATE: the only type a ROS 2 server sends).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkerUpdate {
     pub seq_num: u64,
-    pub kind: UpdateKind,
     /// Markers created or replaced (the first update).
     pub markers: Vec<InteractiveMarker>,
     pub poses: Vec<MarkerPose>,
@@ -216,11 +211,15 @@ pub struct TargetMarker {
     frame_id: String,
     scale: f32,
     seq_num: u64,
-    /// The pose last published (`None`: the marker is not created yet).
+    /// The marker's pose (`None` until the first update creates it at the
+    /// tip).
     pose: Option<([f64; 3], [f64; 4])>,
+    /// The client has the whole marker (the first update was made).
+    created: bool,
     shown: Shown,
     dragging: bool,
-    last_sent: f64,
+    /// A held pose not yet echoed to the clients.
+    echo: bool,
     client: Option<(String, f64)>,
 }
 
@@ -233,9 +232,10 @@ impl TargetMarker {
             scale: scale as f32,
             seq_num: 0,
             pose: None,
+            created: false,
             shown: Shown::Tip,
             dragging: false,
-            last_sent: f64::NEG_INFINITY,
+            echo: false,
             client: None,
         }
     }
@@ -278,6 +278,7 @@ impl TargetMarker {
             FeedbackEvent::PoseUpdate => {
                 self.dragging = true;
                 self.hold(fb);
+                self.echo = true;
                 Drag::Move(fb.target())
             }
             FeedbackEvent::MouseUp => {
@@ -295,7 +296,6 @@ impl TargetMarker {
     fn hold(&mut self, fb: &MarkerFeedback) {
         self.shown = Shown::Held;
         self.pose = Some((fb.position, fb.orientation));
-        // Not sent back as an update: the client already shows it there.
     }
 
     /// True while a client holds the marker (its pose is the client's, not
@@ -312,43 +312,44 @@ impl TargetMarker {
         }
     }
 
-    /// The update to publish this tick at `now`, if any: the marker
-    /// itself the first time, the tip's pose when it moved, a keep-alive
-    /// after [`KEEP_ALIVE_PERIOD`] of silence.
-    pub fn update(&mut self, tip: &Transform, now: f64) -> Option<MarkerUpdate> {
-        let first = self.pose.is_none();
-        if self.shown == Shown::Tip {
-            let (p, q) = pose_of(tip);
-            if first || self.moved(&p, &q) {
+    /// The update to publish now, if any: the marker itself the first
+    /// time (at `tip`, the commanded tip pose), then its pose when it
+    /// moved: with the tip, or where a client dragged it (the echo of a
+    /// `PoseUpdate`). The front-end asks after every tick and after every
+    /// feedback, so each pose update is echoed once, as the ROS 2 server's
+    /// `applyChanges` does.
+    pub fn update(&mut self, tip: &Transform) -> Option<MarkerUpdate> {
+        match self.shown {
+            Shown::Tip => {
+                let (p, q) = pose_of(tip);
+                if self.created && !self.moved(&p, &q) {
+                    return None;
+                }
                 self.pose = Some((p, q));
-                self.seq_num += 1;
-                self.last_sent = now;
-                return Some(MarkerUpdate {
-                    seq_num: self.seq_num,
-                    kind: UpdateKind::Update,
-                    markers: if first {
-                        vec![self.marker()]
-                    } else {
-                        Vec::new()
-                    },
-                    poses: if first {
-                        Vec::new()
-                    } else {
-                        vec![self.marker_pose()]
-                    },
-                });
             }
+            Shown::Held if self.created && self.echo => {}
+            Shown::Held if self.created => return None,
+            // Feedback before the client had the marker: create it where
+            // it is held.
+            Shown::Held => {}
         }
-        if now - self.last_sent >= KEEP_ALIVE_PERIOD && !first {
-            self.last_sent = now;
-            return Some(MarkerUpdate {
-                seq_num: self.seq_num,
-                kind: UpdateKind::KeepAlive,
-                markers: Vec::new(),
-                poses: Vec::new(),
-            });
-        }
-        None
+        self.echo = false;
+        self.seq_num += 1;
+        let first = !self.created;
+        self.created = true;
+        Some(MarkerUpdate {
+            seq_num: self.seq_num,
+            markers: if first {
+                vec![self.marker()]
+            } else {
+                Vec::new()
+            },
+            poses: if first {
+                Vec::new()
+            } else {
+                vec![self.marker_pose()]
+            },
+        })
     }
 
     /// True when the tip pose `(p, q)` is away from the shown one.
@@ -365,7 +366,7 @@ impl TargetMarker {
     pub fn snapshot(&self) -> MarkerSnapshot {
         MarkerSnapshot {
             sequence_number: self.seq_num,
-            markers: self.pose.map(|_| self.marker()).into_iter().collect(),
+            markers: self.created.then(|| self.marker()).into_iter().collect(),
         }
     }
 
@@ -457,16 +458,16 @@ mod tests {
         let mut m = TargetMarker::new("base_link", 0.1);
         assert_eq!(m.snapshot().sequence_number, 0);
         assert!(m.snapshot().markers.is_empty());
-        let u = m.update(&at(0.2), 0.0).unwrap();
-        assert_eq!((u.seq_num, u.kind), (1, UpdateKind::Update));
+        let u = m.update(&at(0.2)).unwrap();
+        assert_eq!(u.seq_num, 1);
         assert_eq!(u.markers.len(), 1);
         let im = &u.markers[0];
         assert_eq!((im.name, im.frame_id.as_str()), (MARKER_NAME, "base_link"));
         assert_eq!(im.position, [0.2, 0.0, 0.2]);
         assert_eq!(im.controls.len(), 6);
         // A still arm sends nothing, a moving one its pose.
-        assert!(m.update(&at(0.2), 0.02).is_none());
-        let u = m.update(&at(0.201), 0.04).unwrap();
+        assert!(m.update(&at(0.2)).is_none());
+        let u = m.update(&at(0.201)).unwrap();
         assert_eq!((u.seq_num, u.markers.len(), u.poses.len()), (2, 0, 1));
         assert_eq!(u.poses[0].position[0], 0.201);
         let snap = m.snapshot();
@@ -475,21 +476,9 @@ mod tests {
     }
 
     #[test]
-    fn keep_alives_keep_the_sequence_number() {
-        let mut m = TargetMarker::new("base_link", 0.1);
-        m.update(&at(0.2), 0.0).unwrap();
-        assert!(m.update(&at(0.2), 0.5).is_none());
-        let k = m.update(&at(0.2), 1.0).unwrap();
-        assert_eq!((k.seq_num, k.kind), (1, UpdateKind::KeepAlive));
-        assert!(k.markers.is_empty() && k.poses.is_empty());
-        assert!(m.update(&at(0.2), 1.5).is_none());
-        assert_eq!(m.update(&at(0.3), 1.6).unwrap().seq_num, 2);
-    }
-
-    #[test]
     fn a_drag_holds_the_marker_until_released_and_reached() {
         let mut m = TargetMarker::new("base_link", 0.1);
-        m.update(&at(0.2), 0.0);
+        m.update(&at(0.2));
         let q = [0.0, 0.0, 0.0, 1.0];
         assert_eq!(
             m.feedback(
@@ -503,8 +492,12 @@ mod tests {
             0.2,
         );
         assert!(matches!(d, Ok(Drag::Move(t)) if t.position == [0.25, 0.0, 0.2]));
+        // The held pose is echoed once, the next sequence number.
+        let echo = m.update(&at(0.21)).unwrap();
+        assert_eq!((echo.seq_num, echo.markers.len()), (2, 0));
+        assert_eq!(echo.poses[0].position, [0.25, 0.0, 0.2]);
         // The tip moving does not move a held marker.
-        assert!(m.update(&at(0.22), 0.22).is_none());
+        assert!(m.update(&at(0.22)).is_none());
         m.follow_tip();
         assert!(m.is_held(), "still dragged");
         let d = m.feedback(
@@ -513,9 +506,12 @@ mod tests {
         );
         assert!(matches!(d, Ok(Drag::Release(t)) if t.position == [0.26, 0.0, 0.2]));
         assert_eq!(m.snapshot().markers[0].position, [0.26, 0.0, 0.2]);
+        // The release is not echoed (RViz sent its pose as a PoseUpdate
+        // just before).
+        assert!(m.update(&at(0.23)).is_none());
         m.follow_tip();
-        let u = m.update(&at(0.259), 0.4).unwrap();
-        assert_eq!(u.poses[0].position[0], 0.259);
+        let u = m.update(&at(0.259)).unwrap();
+        assert_eq!((u.seq_num, u.poses[0].position[0]), (3, 0.259));
     }
 
     #[test]

@@ -60,6 +60,7 @@ impl<S: ServoOutput> MemoryNode<S> {
         while let Some(cmd) = self.inbox.pop_front() {
             // A refusal is counted in the core's status.
             let _ = self.core.command(&cmd, now);
+            self.publish_marker();
         }
         let js = self.core.tick(now).joint_state;
         if self.outbox.len() >= self.capacity {
@@ -67,7 +68,13 @@ impl<S: ServoOutput> MemoryNode<S> {
             self.dropped_states += 1;
         }
         self.outbox.push_back(js);
-        if let Some(u) = self.core.marker_update(now) {
+        self.publish_marker();
+    }
+
+    /// Queues the target marker's update, if the core has one (as
+    /// `ik_node` does after each input and each tick).
+    fn publish_marker(&mut self) {
+        if let Some(u) = self.core.marker_update() {
             if self.markers.len() >= self.capacity {
                 self.markers.pop_front();
             }

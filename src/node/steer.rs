@@ -14,6 +14,17 @@
 //! (`steer/lookahead.rs`), and while steering the elbow keeps the side it
 //! is bent to, the wrist too while the tip is only placed
 //! (`steer/elbow.rs`).
+//!
+//! At a singularity the follower can be stuck where the arm is not: the
+//! project arm starts straight up, stretched, and a target below its tip
+//! asks for no joint motion to first order (bending the elbow lowers the
+//! tip only to second order), nor one beside it (the tip is on the base's
+//! axis). Then the node core solves the steered target with its solver
+//! (`Steering::stuck`, seeded from the goal with each bend a little bent
+//! either way) and the goal moves toward that answer in joint space,
+//! within the same per-tick bounds (`Steering::unfold`), until following
+//! works again: from the start pose a drag or a jog moves the arm as from
+//! any other.
 
 use super::follow::{FollowStep, Follower, Hold};
 use super::jog::{Jog, Pace, TwistMsg};
@@ -28,6 +39,7 @@ use nalgebra::UnitQuaternion;
 
 mod elbow;
 mod lookahead;
+mod unfold;
 
 use elbow::Elbows;
 
@@ -73,6 +85,10 @@ pub struct Steering {
     /// The follower's last step, when it took one.
     last: Option<FollowStep>,
     elbows: Elbows,
+    /// The last step got nowhere at a singularity: the core solves.
+    stuck: bool,
+    /// The solver's last answer while unfolding (the next solve's seed).
+    unfolding: Option<Vec<f64>>,
 }
 
 impl Steering {
@@ -102,6 +118,8 @@ impl Steering {
             notice: None,
             last: None,
             elbows: Elbows::new(chain),
+            stuck: false,
+            unfolding: None,
         }
     }
 
@@ -183,6 +201,8 @@ impl Steering {
         self.release(status);
         self.goal.copy_from_slice(&q[..self.dof]);
         self.elbows.begin();
+        self.stuck = false;
+        self.unfolding = None;
         self.mode = mode;
         status.mode = mode;
     }
@@ -200,7 +220,9 @@ impl Steering {
         status: &mut SteerStatus,
     ) -> Option<&[f64]> {
         let pace = match self.mode {
-            SteerMode::Jog => self.pace(chain, motion, settings, now),
+            // Unfolding moves toward the solver's answer, braking onto it:
+            // nothing to look ahead for.
+            SteerMode::Jog if self.unfolding.is_none() => self.pace(chain, motion, settings, now),
             _ => Pace::Ahead,
         };
         if pace == Pace::Brake && !self.jog.moving() {
@@ -235,6 +257,7 @@ impl Steering {
             self.target = Some(target);
             return Some(&self.goal);
         }
+        let from = (target.position - chain.fk(&self.goal).translation.vector).norm();
         let step = self.follower.step(
             chain,
             &mut self.goal,
@@ -243,13 +266,14 @@ impl Steering {
             &self.steps,
             &self.turn_caps,
         );
+        self.stuck = self.is_stuck(&step, from);
         status.hold = step.hold;
         self.last = Some(step);
-        if self.mode == SteerMode::Jog && step.hold == Some(Hold::Singularity) {
+        if self.mode == SteerMode::Jog && step.hold == Some(Hold::Singularity) && !self.stuck {
             self.jog.halt(&chain.fk(&self.goal));
         } else if self.mode == SteerMode::Jog {
             self.jog.hold_lead(&chain.fk(&self.goal));
-        } else if self.released && self.settled() {
+        } else if self.released && self.settled() && !self.stuck {
             // Let go and got there as far as the arm can: the marker shows
             // the tip again, and the arm holds.
             self.release(status);
@@ -257,6 +281,12 @@ impl Steering {
         self.note_unfollowed_turn(&step, status);
         self.target = Some(target);
         Some(&self.goal)
+    }
+
+    /// The goal the last step left (the motion limiter's, for the arm's
+    /// axes).
+    pub fn goal(&self) -> &[f64] {
+        &self.goal
     }
 
     /// The target the follower moves the tip toward this tick: the jog's
@@ -371,10 +401,10 @@ impl Steering {
         self.target.as_ref()
     }
 
-    /// The marker update to publish this tick, `tip` being the commanded
-    /// tip pose.
-    pub fn marker_update(&mut self, tip: &Transform, now: f64) -> Option<MarkerUpdate> {
-        self.marker.update(tip, now)
+    /// The marker update to publish now, `tip` being the commanded tip
+    /// pose.
+    pub fn marker_update(&mut self, tip: &Transform) -> Option<MarkerUpdate> {
+        self.marker.update(tip)
     }
 
     /// The answer to `get_interactive_markers`.

@@ -257,6 +257,28 @@ pub fn arm_with_gripper() -> Chain {
     chain
 }
 
+/// The project arm's node as it starts on virtual servos, one tick in:
+/// every joint at zero, the arm straight up (the stretched elbow is
+/// singular: the tip cannot move along the arm to first order). Returns
+/// the node and its period.
+#[cfg(feature = "app")]
+pub fn start_pose_arm_node() -> (MemoryNode, f64) {
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let config = NodeConfig::default();
+    let dt = 1.0 / config.rate_hz;
+    let core = NodeCore::with_virtual_servos(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        config,
+    )
+    .unwrap();
+    let mut node = MemoryNode::new(core);
+    node.tick(0.0);
+    assert!(node.core().motion().position().iter().all(|&q| q == 0.0));
+    (node, dt)
+}
+
 /// The project arm's node at the default rate, after 6 s holding the tip
 /// at (0.15, 0, 0.15) m, in front of the arm with room all around (the
 /// jog and marker tests start there). Returns the node, its period and

@@ -110,7 +110,7 @@ fn pose_names(p: &NodeParams) -> anyhow::Result<Vec<String>> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let shutdown = shutdown_signal();
+    let shutdown = shutdown_signal()?;
     tokio::pin!(shutdown);
 
     let ctx = r2r::Context::create().context("cannot initialise ROS (rcl)")?;
@@ -201,9 +201,14 @@ impl Running {
         let mut markers = every(MARKER_PERIOD);
         loop {
             tokio::select! {
-                // Shutdown first, then inputs before the tick that uses them.
+                // Shutdown first, then parameter changes (answered before
+                // a command that may follow them), then inputs before the
+                // tick that uses them.
                 biased;
                 s = shutdown.as_mut() => return s,
+                Some(name) = self.tuning.next() => {
+                    self.tuning.apply(&name, &mut self.core, &self.log);
+                }
                 Some(input) = self.inputs.next() => {
                     let now = ros_now(&self.clock).as_secs_f64();
                     let taken = self.core.command(&input.command, now);
@@ -213,17 +218,13 @@ impl Running {
                     if let Some(Err(e)) = input.reply.map(|reply| reply(&taken)) {
                         r2r::log_warn!(&self.log, "{} reply not sent: {e}", input.source);
                     }
-                }
-                Some(name) = self.tuning.next() => {
-                    self.tuning.apply(&name, &mut self.core, &self.log);
+                    self.publish_marker();
                 }
                 _ = ticks.tick() => {
                     let now = ros_now(&self.clock);
                     let tick = self.core.tick(now.as_secs_f64());
                     self.outputs.joint_state(&tick.joint_state, now);
-                    if let Some(u) = self.core.marker_update(now.as_secs_f64()) {
-                        self.outputs.target_marker(&u);
-                    }
+                    self.publish_marker();
                     if let Some(notice) = self.core.take_notice() {
                         r2r::log_info!(&self.log, "{notice}");
                     }
@@ -240,6 +241,14 @@ impl Running {
                 }
                 _ = markers.tick() => self.outputs.markers(&self.core, ros_now(&self.clock)),
             }
+        }
+    }
+
+    /// The target marker's update, when the core has one: after each
+    /// tick (the tip moved) and each input (a dragged pose to echo).
+    fn publish_marker(&mut self) {
+        if let Some(u) = self.core.marker_update() {
+            self.outputs.target_marker(&u);
         }
     }
 

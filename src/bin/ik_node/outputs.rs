@@ -18,8 +18,6 @@ pub struct Outputs {
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     marker_template: Marker,
     target_marker: r2r::Publisher<InteractiveMarkerUpdate>,
-    /// `server_id` of the target marker's updates.
-    server_id: String,
     health: HealthMonitor,
     log: String,
 }
@@ -34,12 +32,11 @@ impl Outputs {
             markers: node.create_publisher("~/markers", qos())?,
             // Real ROS builds make the template here; see convert::markers.
             marker_template: Marker::default(),
-            target_marker: node.create_publisher(&format!("{marker_ns}/update"), qos())?,
-            server_id: format!(
-                "{}/{}",
-                node.fully_qualified_name()?,
-                marker_ns.trim_start_matches("~/")
-            ),
+            // Depth 100, as ROS 2's interactive-marker servers and RViz's
+            // client use: a dropped update is a gap in the sequence, which
+            // makes the client reset (and end a drag).
+            target_marker: node
+                .create_publisher(&format!("{marker_ns}/update"), qos().keep_last(100))?,
             health: HealthMonitor::new(),
             log: log.to_string(),
         })
@@ -77,7 +74,7 @@ impl Outputs {
 
     /// One target-marker update (`<ns>/update`).
     pub fn target_marker(&self, u: &MarkerUpdate) {
-        let msg = convert::marker_update(u, &self.server_id);
+        let msg = convert::marker_update(u);
         self.warn_on("target_marker/update", self.target_marker.publish(&msg));
     }
 }

@@ -2,7 +2,6 @@
 //! `robot_description` parameter, or (with neither) from the
 //! `robot_description` topic that robot_state_publisher latches.
 
-use anyhow::Context as _;
 use arm_ik::model::{Chain, ModelError};
 use arm_ik::node::{NodeParams, UrdfSource};
 use futures::StreamExt;
@@ -60,8 +59,10 @@ impl Description {
                 None => return Ok(None),
             },
         };
-        let chain = Chain::from_urdf_str(&xml, p.base(), p.tip()).map_err(chain_error);
-        Ok(Some(chain.context("robot_description")?))
+        // The model's errors name their source ("robot_description: ...").
+        Chain::from_urdf_str(&xml, p.base(), p.tip())
+            .map(Some)
+            .map_err(chain_error)
     }
 }
 

@@ -65,13 +65,20 @@ pub fn stamp(d: Duration) -> r2r::builtin_interfaces::msg::Time {
     Clock::to_builtin_time(&d)
 }
 
-/// Resolves when SIGINT or SIGTERM arrives, with the signal's name.
-/// rcl installs no signal handlers, so tokio's are the only ones.
-pub async fn shutdown_signal() -> anyhow::Result<&'static str> {
+/// A future that resolves when SIGINT or SIGTERM arrives, with the
+/// signal's name. The handlers are installed here, before the future is
+/// first polled: until then a signal would kill the process with the
+/// default action, skipping the summary and the servo link's `on_exit`
+/// (it did, for a SIGINT right after start). rcl installs no signal
+/// handlers, so tokio's are the only ones.
+pub fn shutdown_signal()
+-> anyhow::Result<impl std::future::Future<Output = anyhow::Result<&'static str>>> {
     let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
     let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
-    Ok(tokio::select! {
-        _ = int.recv() => "SIGINT",
-        _ = term.recv() => "SIGTERM",
+    Ok(async move {
+        Ok(tokio::select! {
+            _ = int.recv() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        })
     })
 }

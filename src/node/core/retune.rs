@@ -1,8 +1,9 @@
 //! Live tuning: new settings while the node runs, checked at once with the
-//! same checks as at start and taken at the next tick, so a tick never runs
-//! on half of them. The arm keeps its position and velocity; only the
-//! solver (rebuilt when its settings changed), the speed and acceleration
-//! limits, the tolerances and the gripper positions change.
+//! same checks as at start and taken at the next tick or command, whichever
+//! comes first, so a tick never runs on half of them. The arm keeps its
+//! position and velocity; only the solver (rebuilt when its settings
+//! changed), the speed and acceleration limits, the tolerances and the
+//! gripper positions change.
 
 use super::{NodeCore, NodeError};
 use crate::ik::{Common, Solver, SolverConfig};
@@ -70,7 +71,7 @@ impl<S: ServoOutput> NodeCore<S> {
         Ok(())
     }
 
-    /// True while new settings wait for the next tick.
+    /// True while new settings wait for the next tick or command.
     pub fn retune_pending(&self) -> bool {
         self.retune.is_some()
     }

@@ -60,18 +60,21 @@ impl<S: ServoOutput> NodeCore<S> {
     /// steers (the motion tracks the moving goal); false when none does.
     pub(super) fn steer(&mut self, now: f64) -> bool {
         let chain = self.solver.chain();
-        let st = &mut self.status;
-        let Some(goal) =
-            self.steering
-                .step(chain, &self.motion, &self.config.jog, now, &mut st.steering)
-        else {
+        let status = &mut self.status.steering;
+        if self
+            .steering
+            .step(chain, &self.motion, &self.config.jog, now, status)
+            .is_none()
+        {
             return false;
-        };
+        }
+        self.unfold();
+        let goal = self.steering.goal();
         // The arm's axes follow the steering; the others (a gripper) keep
         // their own goals.
         self.goal[..goal.len()].copy_from_slice(goal);
         self.motion.track(&self.goal);
-        st.holding = false;
+        self.status.holding = false;
         if let Some(t) = self.steering.target() {
             self.active = Some(t.clone());
             self.last_solved = Some(t.clone());
@@ -79,11 +82,48 @@ impl<S: ServoOutput> NodeCore<S> {
         true
     }
 
-    /// The target marker's update to publish after the tick at `now`, if
-    /// any (see [`crate::node::marker`]).
-    pub fn marker_update(&mut self, now: f64) -> Option<MarkerUpdate> {
+    /// Steering stuck at a singularity: solves the steered target from
+    /// the steering's seeds (the first that converges is taken; with
+    /// several, the answer nearest the goal) and hands the answer to the
+    /// steering, which moves toward it within the tick's bounds (see
+    /// [`crate::node::steer`]). A seed whose solve fails ends the tries:
+    /// the target is likely out of reach, and each try may take the whole
+    /// solve budget.
+    fn unfold(&mut self) {
+        let Some((target, seeds)) = self.steering.stuck() else {
+            return;
+        };
+        let goal = self.steering.goal().to_vec();
+        let mut best: Option<(f64, Vec<f64>)> = None;
+        for seed in &seeds {
+            let Ok(answer) = self.solver.solve(&target, seed) else {
+                break;
+            };
+            if !answer.status.is_converged() {
+                break;
+            }
+            let d = answer
+                .q
+                .iter()
+                .zip(&goal)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>();
+            if best.as_ref().is_none_or(|(b, _)| d < *b) {
+                best = Some((d, answer.q));
+            }
+        }
+        let chain = self.solver.chain();
+        let answer = best.as_ref().map(|(_, q)| q.as_slice());
+        self.steering
+            .unfold(chain, &self.motion, answer, &mut self.status.steering);
+    }
+
+    /// The target marker's update to publish now, if any (see
+    /// [`crate::node::marker`]): asked after every tick and after every
+    /// input, so a dragged pose is echoed as soon as it arrives.
+    pub fn marker_update(&mut self) -> Option<MarkerUpdate> {
         let tip = self.tip_pose();
-        self.steering.marker_update(&tip, now)
+        self.steering.marker_update(&tip)
     }
 
     /// The target marker as `get_interactive_markers` answers it.

@@ -162,6 +162,13 @@ impl Follower {
         }
     }
 
+    /// The smallest singular value of the position Jacobian below which
+    /// a step toward the singularity is stopped (m/rad), and the one below
+    /// which it is slowed.
+    pub fn singular_band(&self) -> (f64, f64) {
+        (self.stop, self.slow)
+    }
+
     /// New per-joint modes (the solver's `lock` and `clamp` changed).
     pub fn set_modes(&mut self, chain: &Chain, modes: &[JointMode]) {
         self.template = Bounds::new(chain, modes);

@@ -97,6 +97,11 @@ impl Elbows {
         Elbows { elbows }
     }
 
+    /// The joints that bend (elbows and the wrists after them).
+    pub(super) fn joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.elbows.iter().map(|e| e.joint)
+    }
+
     /// Steering begins: each elbow keeps the side it is bent to from now.
     pub(super) fn begin(&mut self) {
         self.elbows.iter_mut().for_each(|e| e.side = None);

@@ -6,7 +6,7 @@
 //! rings for empty controls), so nothing here depends on the Marker
 //! field set that differs between ROS distributions.
 
-use crate::node::marker::{self as core, Interaction, Orientation, UpdateKind};
+use crate::node::marker::{self as core, Interaction, Orientation};
 use crate::node::{FeedbackEvent, MarkerFeedback, MarkerSnapshot, MarkerUpdate};
 use r2r::builtin_interfaces::msg::Time;
 use r2r::geometry_msgs::msg::{Point, Pose, Quaternion};
@@ -20,8 +20,8 @@ use r2r::visualization_msgs::srv::GetInteractiveMarkers;
 /// Message constants (fixed by the message definitions; spelled out as
 /// `convert::level` explains).
 pub mod im {
-    /// `InteractiveMarkerUpdate.type`.
-    pub const KEEP_ALIVE: u8 = 0;
+    /// `InteractiveMarkerUpdate.type` (the other, KEEP_ALIVE = 0, is not
+    /// sent by ROS 2 servers).
     pub const UPDATE: u8 = 1;
     /// `InteractiveMarkerControl.orientation_mode`.
     pub const INHERIT: u8 = 0;
@@ -103,15 +103,13 @@ fn marker_pose(p: &core::MarkerPose) -> InteractiveMarkerPose {
     }
 }
 
-/// One message for `<ns>/update`; `server_id` names this server.
-pub fn marker_update(u: &MarkerUpdate, server_id: &str) -> InteractiveMarkerUpdate {
+/// One message for `<ns>/update`. `server_id` stays empty, as ROS 2's
+/// servers leave it (its client reads nothing from it).
+pub fn marker_update(u: &MarkerUpdate) -> InteractiveMarkerUpdate {
     InteractiveMarkerUpdate {
-        server_id: server_id.to_string(),
+        server_id: String::new(),
         seq_num: u.seq_num,
-        type_: match u.kind {
-            UpdateKind::KeepAlive => im::KEEP_ALIVE,
-            UpdateKind::Update => im::UPDATE,
-        },
+        type_: im::UPDATE,
         markers: u.markers.iter().map(interactive_marker).collect(),
         poses: u.poses.iter().map(marker_pose).collect(),
         erases: Vec::new(),
@@ -165,12 +163,9 @@ mod tests {
     #[test]
     fn the_first_update_carries_the_marker_with_six_controls() {
         let mut server = TargetMarker::new("base_link", 0.1);
-        let u = marker_update(
-            &server.update(&tip_at(0.2), 0.0).unwrap(),
-            "/ik_node/target_marker",
-        );
+        let u = marker_update(&server.update(&tip_at(0.2)).unwrap());
         assert_eq!((u.seq_num, u.type_), (1, im::UPDATE));
-        assert_eq!(u.server_id, "/ik_node/target_marker");
+        assert_eq!(u.server_id, "");
         assert!(u.poses.is_empty() && u.erases.is_empty());
         let m = &u.markers[0];
         assert_eq!(
@@ -202,16 +197,16 @@ mod tests {
     }
 
     #[test]
-    fn poses_keep_alives_and_the_service_answer() {
+    fn poses_and_the_service_answer() {
         let mut server = TargetMarker::new("base_link", 0.1);
-        server.update(&tip_at(0.2), 0.0);
-        let u = marker_update(&server.update(&tip_at(0.25), 0.1).unwrap(), "s");
+        server.update(&tip_at(0.2));
+        let u = marker_update(&server.update(&tip_at(0.25)).unwrap());
         assert_eq!((u.seq_num, u.type_, u.markers.len()), (2, im::UPDATE, 0));
         let p = &u.poses[0];
         assert_eq!((p.name.as_str(), p.pose.position.x), (MARKER_NAME, 0.25));
-        let k = marker_update(&server.update(&tip_at(0.25), 1.5).unwrap(), "s");
-        assert_eq!((k.seq_num, k.type_), (2, im::KEEP_ALIVE));
-        assert!(k.markers.is_empty() && k.poses.is_empty());
+        assert_eq!((p.header.stamp.sec, p.header.stamp.nanosec), (0, 0));
+        // Nothing moved: nothing sent (no keep-alive).
+        assert!(server.update(&tip_at(0.25)).is_none());
         let r = marker_snapshot(&server.snapshot());
         assert_eq!(r.sequence_number, 2);
         assert_eq!(r.markers.len(), 1);

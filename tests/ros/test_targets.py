@@ -1,0 +1,99 @@
+"""`target_pose` and `target_point`: a good target puts the tip there (the
+tip computed by the suite's own FK from /joint_states); a stale, future,
+wrong-frame, NaN or non-unit-quaternion one is refused with the reason in
+/diagnostics, and nothing moves."""
+import math
+
+import pytest
+
+import fk
+from msgs import point_stamped, pose_of, pose_stamped, position_error, stamp_offset
+
+# A pose the 5-joint arm can take exactly: the suite's FK of these joints.
+POSE_JOINTS = {"base_yaw": 0.4, "shoulder": 0.5, "elbow": 0.8, "wrist_pitch": 0.7, "wrist_roll": -0.3}
+
+
+def test_target_pose_puts_the_tip_at_the_pose(arm):
+    goal = arm.chain.tip_pose(POSE_JOINTS)
+    start = arm.tip()
+    assert position_error(start, goal) > 0.1
+    arm.publish("/target_pose", pose_of(goal, stamp=arm.peer.now()))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the target pose")
+    t = arm.tip(arm.wait_still())
+    assert position_error(t, goal) < 5e-4, t
+    assert fk.angle_between(t[:3, :3], goal[:3, :3]) < 5e-3, t
+
+
+def test_target_point_puts_the_tip_at_the_point_with_a_zero_stamp(arm):
+    goal = (0.18, -0.06, 0.2)
+    arm.publish("/target_point", point_stamped(goal))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the point")
+    t = arm.tip(arm.wait_still())
+    assert position_error(t, goal) < 5e-4, t
+    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
+    assert v["targets.received"] == "1" and v["last_rejection"] == "none", v
+
+
+def test_an_empty_frame_is_the_base_link(arm):
+    goal = (0.15, 0.1, 0.25)
+    arm.publish("/target_point", point_stamped(goal, frame=""))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip at a point given with an empty frame")
+
+
+def _stale(arm):
+    return pose_stamped((0.2, 0.0, 0.2), stamp=stamp_offset(arm.peer.now(), -5.0))
+
+
+def _future(arm):
+    return pose_stamped((0.2, 0.0, 0.2), stamp=stamp_offset(arm.peer.now(), 5.0))
+
+
+def _wrong_frame(arm):
+    return pose_stamped((0.2, 0.0, 0.2), frame="map")
+
+
+def _nan_position(arm):
+    return point_stamped((math.nan, 0.0, 0.2))
+
+
+def _nan_orientation(arm):
+    return pose_stamped((0.2, 0.0, 0.2), (0.0, math.nan, 0.0, 1.0))
+
+
+def _long_quaternion(arm):
+    return pose_stamped((0.2, 0.0, 0.2), (0.0, 0.0, 0.0, 2.0))
+
+
+def _zero_quaternion(arm):
+    # What an unset orientation is: all four zero.
+    return pose_stamped((0.2, 0.0, 0.2), (0.0, 0.0, 0.0, 0.0))
+
+
+@pytest.mark.parametrize("make, reason, why", [
+    (_stale, "stale", "older than the node clock"),
+    (_future, "stale", "newer than the node clock"),
+    (_wrong_frame, "wrong_frame", "frame 'map' is not the base link 'base_link'"),
+    (_nan_position, "not_finite", "position is not finite"),
+    (_nan_orientation, "not_finite", "orientation is not finite"),
+    (_long_quaternion, "invalid", "length 2"),
+    (_zero_quaternion, "invalid", "length 0"),
+], ids=["stale", "future", "wrong_frame", "nan_position", "nan_orientation",
+        "non_unit_quaternion", "zero_quaternion"])
+def test_a_bad_target_is_refused_with_the_reason_and_nothing_moves(shared_arm, make, reason, why):
+    arm = shared_arm
+    rest = arm.wait_still().position
+    before = arm.wait_diag(lambda v: True, "a diagnostics report")
+    count = "targets.rejected." + reason
+    n = len(arm.joints)
+    msg = make(arm)
+    arm.publish("/target_point" if hasattr(msg, "point") else "/target_pose", msg)
+    v = arm.wait_diag(lambda v: int(v[count]) == int(before[count]) + 1,
+                      "%s counted in /diagnostics" % count)
+    assert v["last_rejection"].startswith(reason + ": ") and why in v["last_rejection"], v
+    assert v["_level"] == 1, v
+    assert ("(last: %s: " % reason) in v["_message"] and "rejected" in v["_message"], v
+    assert v["targets.accepted"] == before["targets.accepted"], v
+    # Nothing moved: every joint state since, and a few ticks more.
+    arm.joints.wait(lambda m: True, "more joint states", start=len(arm.joints) + 5)
+    moved = [m.position for m in arm.joints.since(n) if list(m.position) != list(rest)]
+    assert not moved, moved[:3]
