@@ -31,7 +31,11 @@ fn main() -> std::process::ExitCode {
 
 #[cfg(not(feature = "app"))]
 fn main() -> std::process::ExitCode {
-    eprintln!(
+    // Not `eprintln!`, which panics when stderr is closed (cli::out does
+    // the same for the full command line, which this build lacks).
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "arm_ik: built without the `app` feature (the kinematics library alone); \
          build with the default features for the command line"
     );
