@@ -837,15 +837,19 @@ fn usage_errors_exit_64_and_help_exits_0() {
     }
 }
 
-/// The README's exit-code table has one row per code the binary uses, and
-/// names every subcommand `arm_ik --help` lists.
+/// The exit-code table (docs/cli.md) has one row per code the binary uses,
+/// and names every subcommand `arm_ik --help` lists.
 #[test]
-fn readme_exit_code_table_covers_every_code_and_subcommand() {
-    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+fn the_exit_code_table_covers_every_code_and_subcommand() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/cli.md")).unwrap();
     let row = |code: &str| -> String {
         let start = format!("| `{code}` |");
         let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with(&start)).collect();
-        assert_eq!(rows.len(), 1, "README needs one exit-code row for {code}");
+        assert_eq!(
+            rows.len(),
+            1,
+            "docs/cli.md needs one exit-code row for {code}"
+        );
         rows[0].to_string()
     };
     let success = row("0");
@@ -873,10 +877,10 @@ fn readme_exit_code_table_covers_every_code_and_subcommand() {
     }
 }
 
-/// The README's xacro hint is the command the error prints.
+/// The xacro hint of docs/cli.md is the command the error prints.
 #[test]
-fn xacro_input_prints_the_readme_expand_command() {
-    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+fn xacro_input_prints_the_documented_expand_command() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/cli.md")).unwrap();
     assert!(readme.contains("$ ros2 run xacro xacro robot.urdf.xacro > robot.urdf"));
     let dir = temp_dir("xacro");
     let file = dir.join("robot.urdf.xacro");
@@ -944,14 +948,14 @@ fn bench_on_a_set_whose_robot_is_missing_says_it_needs_the_shared_robots() {
     );
 }
 
-/// The README's Layout is one table (a blank line once split it), every
-/// path it names exists, and its `config/` row names every file there.
+/// The Layout (docs/layout.md) is one table (a blank line once split it),
+/// every path it names exists, and its `config/` row names every file there.
 #[test]
-fn readme_layout_is_one_table_of_paths_that_exist() {
-    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+fn the_layout_is_one_table_of_paths_that_exist() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/layout.md")).unwrap();
     let rows: Vec<&str> = readme
         .lines()
-        .skip_while(|l| *l != "## Layout")
+        .skip_while(|l| *l != "# Layout")
         .skip_while(|l| !l.starts_with("| path |"))
         .skip(2)
         .take_while(|l| l.starts_with('|'))

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 /// The fastest target stream `make-bag` writes without being forced:
-/// 1 kHz is the input rate the node is measured at (README, Benchmarks);
+/// 1 kHz is the input rate the node is measured at (docs/benchmarks.md);
 /// a faster one is a typo more often than a test.
 pub const MAX_RATE_HZ: f64 = 1000.0;
 

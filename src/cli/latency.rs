@@ -47,7 +47,7 @@ pub struct Args {
     json: bool,
 }
 
-/// The node's latency goal (README, Benchmarks), shown next to the
+/// The node's latency goal (docs/benchmarks.md), shown next to the
 /// figures.
 const GOAL_P99_US: f64 = 1000.0;
 

@@ -49,7 +49,7 @@ pub struct LoopArgs {
     /// Read commands from stdin, one JSON object per line: a target
     /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
     /// (orientation and frame_id optional), or any node command
-    /// {"type":"target",...} (README, "The arm without ROS"). Without
+    /// {"type":"target",...} (docs/cli.md, "The arm without ROS"). Without
     /// --realtime each line is the input of one tick (a blank line: a tick
     /// without input, to wait); with it, every line
     /// that arrived since the last tick is taken in and the latest target

@@ -44,7 +44,7 @@ pub enum Command {
 
 impl Command {
     /// Every command's `"type"`, as its JSON line names it: what error
-    /// messages list and the README's stdin table documents (a test keeps
+    /// messages list and the stdin table of docs/cli.md documents (a test keeps
     /// both equal to the variants serde reads).
     pub const TYPES: &'static [&'static str] = &[
         "target",
