@@ -36,12 +36,19 @@ fn read(page: &Path) -> String {
         .unwrap_or_else(|e| panic!("{}: {e}", page.display()))
 }
 
+/// A fence line: three backticks and at most a language, indented or not.
+fn is_fence(line: &str) -> bool {
+    line.trim_start()
+        .strip_prefix("```")
+        .is_some_and(|lang| lang.chars().all(|c| c.is_alphanumeric()))
+}
+
 /// The lines of a page outside its code blocks (fenced, indented or not).
 fn prose(text: &str) -> Vec<&str> {
     let mut fenced = false;
     text.lines()
         .filter(|l| {
-            if l.trim_start().starts_with("```") {
+            if is_fence(l) {
                 fenced = !fenced;
                 return false;
             }
@@ -169,7 +176,7 @@ fn first_five_minutes() -> Vec<Shown> {
     let mut in_console = false;
     for line in section {
         let line = line.trim_start();
-        if line.starts_with("```") {
+        if is_fence(line) {
             in_console = line == "```console";
             continue;
         }
