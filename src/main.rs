@@ -3,7 +3,7 @@
 //!
 //! The binary has no `required-features`: colcon's cargo-ament-build
 //! installs only the binaries whose required features are named on its
-//! command line, and the README's colcon command names `ros2` alone (which
+//! command line, and the colcon command of docs/ros.md names `ros2` alone (which
 //! brings `app`). Built without `app` (the kinematics library alone) it
 //! says so instead of doing nothing.
 
