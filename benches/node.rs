@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Criterion reports the mean; `arm_ik latency` reports p50/p99/max of the
-//! same path, which is what the p99 <= 1 ms goal (README, Benchmarks) is
+//! same path, which is what the p99 <= 1 ms goal (docs/benchmarks.md) is
 //! about.
 
 use arm_ik::ik::{Common, SolverConfig, SolverKind};

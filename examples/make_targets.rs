@@ -69,18 +69,13 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// `file` as a path relative to the folder `dir` ('/'-separated, so the
-/// JSON is the same on every platform).
+/// JSON is the same on every platform), worked out from the paths as
+/// given, not with symlinks resolved: with `../shared` a symlink beside
+/// the clone, the set must still say `../../../shared/...`, as committed.
 fn relative(file: &Path, dir: &Path) -> anyhow::Result<String> {
-    let abs = |p: &Path| {
-        let p = if p.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            p
-        };
-        p.canonicalize()
-            .with_context(|| format!("resolving {}", p.display()))
-    };
-    let (file, dir) = (abs(file)?, abs(dir)?);
+    let cwd = std::env::current_dir().context("the current folder")?;
+    let abs = |p: &Path| lexical(&cwd.join(p));
+    let (file, dir) = (abs(file), abs(dir));
     let (f, d): (Vec<Component>, Vec<Component>) =
         (file.components().collect(), dir.components().collect());
     let common = f.iter().zip(&d).take_while(|(x, y)| x == y).count();
@@ -92,4 +87,20 @@ fn relative(file: &Path, dir: &Path) -> anyhow::Result<String> {
         )
         .collect();
     Ok(parts.join("/"))
+}
+
+/// `p` with `.` and `..` taken out by the text alone (`a/b/../c` is
+/// `a/c`), as a shell's `cd -L` reads a path.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

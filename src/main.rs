@@ -3,11 +3,12 @@
 //!
 //! The binary has no `required-features`: colcon's cargo-ament-build
 //! installs only the binaries whose required features are named on its
-//! command line, and the README's colcon command names `ros2` alone (which
+//! command line, and the colcon command of docs/ros.md names `ros2` alone (which
 //! brings `app`). Built without `app` (the kinematics library alone) it
 //! says so instead of doing nothing.
 
 #[cfg(feature = "app")]
+#[macro_use]
 mod cli;
 
 #[cfg(feature = "app")]
@@ -18,8 +19,11 @@ fn main() -> std::process::ExitCode {
     };
     match cli::run(args) {
         Ok(code) => code,
+        Err(e) if cli::out::is_closed(&e) => {
+            std::process::ExitCode::from(cli::out::EXIT_OUTPUT_CLOSED)
+        }
         Err(e) => {
-            eprintln!("arm_ik: error: {}", cli::error_text(&e));
+            errln!("arm_ik: error: {}", cli::error_text(&e));
             cli::error_code(&e)
         }
     }
@@ -27,7 +31,11 @@ fn main() -> std::process::ExitCode {
 
 #[cfg(not(feature = "app"))]
 fn main() -> std::process::ExitCode {
-    eprintln!(
+    // Not `eprintln!`, which panics when stderr is closed (cli::out does
+    // the same for the full command line, which this build lacks).
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "arm_ik: built without the `app` feature (the kinematics library alone); \
          build with the default features for the command line"
     );

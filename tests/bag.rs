@@ -752,6 +752,23 @@ fn no_output_may_touch_the_bag_being_read() {
     assert_eq!(names, 5, "no temporary files left beside the bags");
 }
 
+/// make-bag's output over its own scenario is refused, calling the file
+/// what it is (it was "the bag being read").
+#[test]
+fn make_bag_over_its_scenario_names_the_scenario() {
+    let dir = common::TempDir::new("bag-over-scenario");
+    let sc = dir.path().join("sc.yaml");
+    std::fs::copy(common::project_dir().join("tests/data/scenario.yaml"), &sc).unwrap();
+    let before = std::fs::read(&sc).unwrap();
+    let s = sc.to_str().unwrap();
+    let o = arm_ik(&["make-bag", s, "--output", s, "--overwrite"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("is the scenario being read"), "{e}");
+    assert!(!e.contains("bag being read"), "{e}");
+    assert_eq!(std::fs::read(&sc).unwrap(), before);
+}
+
 /// Like `ros2 bag record`, an existing output (bag folder or .mcap file) is
 /// refused unless --overwrite, in make-bag and replay alike; a replaced
 /// folder keeps none of the old bag's files, and a folder that is not a
@@ -975,4 +992,75 @@ fn steady_state_tracking_is_reported_apart_from_the_start_up_move() {
     // A limit the steady state breaks still fails.
     let (o, _) = replay_report(&bag, &["--max-tracking-error", "0.0005"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// A bag recorded while another played back (`ros2 bag play --clock` into
+/// the node, `ros2 bag record` beside it), written by `rosbags`: receive
+/// times 95 795 202 s after the header stamps, which keep the first
+/// recording's clock. On the receive clock every target is stale; replay
+/// says the stamps sit a constant offset away and names `--clock stamps`,
+/// which replays them. With the recorded `/clock`, replay takes it as the
+/// node's clock by itself. (Such a bag's targets were all refused as
+/// stale, with advice for the live node only.) 101 targets, all within
+/// the arm's reach.
+#[test]
+fn a_bag_recorded_from_a_played_back_bag_replays_on_its_own_clock() {
+    let Some(python) = python() else { return };
+    let dir = temp("rerecorded");
+    let replay = |bag: &Path, extra: &[&str]| {
+        let rep = dir.join("report.json");
+        let mut args = vec!["replay", bag.to_str().unwrap(), "--budget-ms", "500"];
+        args.extend(["--position-only", "--report", rep.to_str().unwrap()]);
+        args.extend(extra);
+        let o = arm_ik(&args);
+        (o, report(&rep))
+    };
+    let offset = "stamp_offset=95795202";
+    let plain = dir.join("plain");
+    py(
+        &python,
+        "write_bag.py",
+        &[
+            plain.to_str().unwrap(),
+            "mcap",
+            "le",
+            "point",
+            "101",
+            offset,
+        ],
+    );
+    let (o, r) = replay(&plain, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(r["rejected_by_reason"]["stale"], 101, "{r}");
+    assert_eq!(r["clock"], "receive");
+    let note = r["clock_note"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no note: {r}"));
+    assert!(
+        note.contains("95795202 s behind") && note.contains("--clock stamps"),
+        "{note}"
+    );
+    assert!(text(&o).contains("--clock stamps"), "{}", text(&o));
+    let (o, r) = replay(&plain, &["--clock", "stamps"]);
+    assert_eq!(r["rejected"], 0, "{r}");
+    assert_eq!(r["reached"], 101, "{}", text(&o));
+    assert!(o.status.success(), "{}", text(&o));
+    let clocked = dir.join("clocked");
+    let args = [
+        clocked.to_str().unwrap(),
+        "sqlite3",
+        "le",
+        "point",
+        "101",
+        offset,
+        "clock=1",
+    ];
+    py(&python, "write_bag.py", &args);
+    let (o, r) = replay(&clocked, &[]);
+    assert_eq!(r["clock"], "clock_topic", "{r}");
+    assert_eq!(r["reached"], 101, "{}", text(&o));
+    assert!(o.status.success(), "{}", text(&o));
+    // Forcing the receive clock brings the staleness back.
+    let (_, r) = replay(&clocked, &["--clock", "receive"]);
+    assert_eq!(r["rejected_by_reason"]["stale"], 101, "{r}");
 }

@@ -58,7 +58,8 @@ fn a_jump_to_another_branch_is_counted_going_and_coming_back() {
     let far = chain.mid_configuration();
     let jump_at = 10;
     let mut k = 0;
-    let records = bench::run_with(&chain, &set, &[], &criteria(), |sample, _seed| {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let records = bench::run_with(&chain, &set, &[], &criteria(), &never, |sample, _seed| {
         k += 1;
         Answer {
             q: Some(if k == jump_at + 1 {

@@ -133,7 +133,7 @@ fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
         assert_fails_saying(&out, 64, &format!("{option} "));
     }
     let out = arm_ik(&["sim", "--duration", "1", "--max-target-age=-0.5"]);
-    assert_fails_saying(&out, 64, "--max-target-age -0.5");
+    assert_fails_saying(&out, 64, "'-0.5' for '--max-target-age");
 }
 
 /// Every numeric flag of replay, latency, drive, make-bag, bench, sim and
@@ -222,7 +222,11 @@ fn numeric_flags_refuse_non_finite_and_out_of_range_values_as_usage_errors() {
     // A negative value given as the next argument is the flag's value, not
     // an unknown argument.
     let out = arm_ik(&["sim", "--pos-tol", "-1"]);
-    assert_fails_saying(&out, 64, "--pos-tol -1: must be a positive number");
+    assert_fails_saying(
+        &out,
+        64,
+        "'-1' for '--pos-tol <POS_TOL>': must be a positive number",
+    );
 }
 
 #[test]
@@ -833,19 +837,23 @@ fn usage_errors_exit_64_and_help_exits_0() {
     }
 }
 
-/// The README's exit-code table has one row per code the binary uses, and
-/// names every subcommand `arm_ik --help` lists.
+/// The exit-code table (docs/cli.md) has one row per code the binary uses,
+/// and names every subcommand `arm_ik --help` lists.
 #[test]
-fn readme_exit_code_table_covers_every_code_and_subcommand() {
-    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+fn the_exit_code_table_covers_every_code_and_subcommand() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/cli.md")).unwrap();
     let row = |code: &str| -> String {
         let start = format!("| `{code}` |");
         let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with(&start)).collect();
-        assert_eq!(rows.len(), 1, "README needs one exit-code row for {code}");
+        assert_eq!(
+            rows.len(),
+            1,
+            "docs/cli.md needs one exit-code row for {code}"
+        );
         rows[0].to_string()
     };
     let success = row("0");
-    for code in ["1", "2", "64"] {
+    for code in ["1", "2", "64", "130`, `143", "141"] {
         row(code);
     }
     let help = String::from_utf8(arm_ik(&["--help"]).stdout).unwrap();
@@ -869,10 +877,10 @@ fn readme_exit_code_table_covers_every_code_and_subcommand() {
     }
 }
 
-/// The README's xacro hint is the command the error prints.
+/// The xacro hint of docs/cli.md is the command the error prints.
 #[test]
-fn xacro_input_prints_the_readme_expand_command() {
-    let readme = std::fs::read_to_string(common::project_dir().join("README.md")).unwrap();
+fn xacro_input_prints_the_documented_expand_command() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/cli.md")).unwrap();
     assert!(readme.contains("$ ros2 run xacro xacro robot.urdf.xacro > robot.urdf"));
     let dir = temp_dir("xacro");
     let file = dir.join("robot.urdf.xacro");
@@ -886,4 +894,89 @@ fn xacro_input_prints_the_readme_expand_command() {
             && e.contains(&format!("`xacro {f} > robot.urdf`")),
         "{e}"
     );
+}
+
+/// `drive` on virtual servos with a --hold too short for them to arrive
+/// says so: `"ramping": true` in the JSON (as the README says there is), a
+/// warning, and the table's `reached` column where they stopped rather
+/// than only the target in `sent`. Long enough, they are there.
+#[test]
+fn drive_on_virtual_servos_says_when_hold_ended_before_they_arrived() {
+    let drive = [
+        "drive",
+        "--config",
+        "config/servos_pwm.yaml",
+        "--joints",
+        "0,0.3,-0.5,0.2,0",
+    ];
+    let out = arm_ik(&[&drive[..], &["--hold", "0.1", "--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["ramping"], true, "{v}");
+    let elbow = v["reached"][2].as_f64().unwrap();
+    assert!((elbow + 0.5).abs() > 0.1, "still far from the pose: {v}");
+    assert!(stderr(&out).contains("before the virtual servos arrived"));
+    let out = arm_ik(&[&drive[..], &["--hold", "0.1"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("reached") && text.contains("still moving"),
+        "{text}"
+    );
+    let out = arm_ik(&[&drive[..], &["--hold", "5", "--json"]].concat());
+    let v = json(&out);
+    assert_eq!(v["ramping"], false, "{v}");
+    assert!(
+        (v["reached"][2].as_f64().unwrap() + 0.5).abs() < 0.01,
+        "{v}"
+    );
+}
+
+/// A target set whose robot is not there (a shared arm's set in a clone
+/// without `../shared`) says which file is missing and where it is looked
+/// for, instead of failing silently in a plain clone.
+#[test]
+fn bench_on_a_set_whose_robot_is_missing_says_it_needs_the_shared_robots() {
+    let dir = temp_dir("bench_missing_shared");
+    let set = dir.join("ur5_paths.json");
+    std::fs::copy("benches/targets/ur5_paths.json", &set).unwrap();
+    let out = arm_ik(&["bench", "--targets", set.to_str().unwrap(), "--json"]);
+    assert_fails_saying(&out, 1, "../../../shared/robots/ur5_robot.urdf");
+    assert!(
+        stderr(&out).contains("../shared beside the clone"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The Layout (docs/layout.md) is one table (a blank line once split it),
+/// every path it names exists, and its `config/` row names every file there.
+#[test]
+fn the_layout_is_one_table_of_paths_that_exist() {
+    let readme = std::fs::read_to_string(common::project_dir().join("docs/layout.md")).unwrap();
+    let rows: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| *l != "# Layout")
+        .skip_while(|l| !l.starts_with("| path |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let paths: Vec<&str> = rows.iter().filter_map(|r| r.split('`').nth(1)).collect();
+    for p in &paths {
+        assert!(
+            common::project_dir().join(p).exists(),
+            "{p} in the Layout table does not exist"
+        );
+    }
+    assert!(
+        paths.contains(&"scripts/bag-soak"),
+        "the table stops early: {paths:?}"
+    );
+    let config = rows.iter().find(|r| r.starts_with("| `config/`")).unwrap();
+    for f in std::fs::read_dir(common::project_dir().join("config")).unwrap() {
+        let name = f.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            config.contains(&format!("`{name}`")),
+            "{name} missing from: {config}"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! LeRobot calibration import: sample files (tests/data/lerobot_*.json, in
 //! the layout LeRobot writes) become servo YAML with every field as the
-//! convention says (README, "Servo hardware"), the SO-101 result loads
+//! convention says (docs/servos.md), the SO-101 result loads
 //! against the shared SO-101 URDF, and every kind of bad input gets an
 //! error that names it. Then the `arm_ik import-lerobot` command.
 

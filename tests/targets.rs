@@ -166,3 +166,49 @@ fn paths_are_continuous() {
         assert_eq!(first, set.samples.len(), "{name}");
     }
 }
+
+/// `make_targets` writes the URDF path as given, relative to the output,
+/// without resolving symlinks: with `../shared` a symlink beside the clone,
+/// regenerating a shared robot's set must give the committed path (it gave
+/// the symlink's target, and `scripts/readme-commands` failed).
+#[test]
+fn make_targets_writes_the_urdf_path_as_given_through_a_symlink() {
+    // Examples are built beside the test binaries (target/<profile>/).
+    let exe = std::env::current_exe().unwrap();
+    let tool = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/make_targets");
+    if !tool.exists() {
+        eprintln!("SKIP: {} not built", tool.display());
+        return;
+    }
+    let dir = common::TempDir::new("make-targets-symlink");
+    std::os::unix::fs::symlink(
+        common::project_dir().join("urdf"),
+        dir.path().join("robots"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(&tool)
+        .args([
+            "--urdf",
+            "robots/arm.urdf",
+            "--n",
+            "10",
+            "--output",
+            "sets/arm.json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let set = TargetSet::load(dir.path().join("sets/arm.json")).unwrap();
+    assert_eq!(set.urdf, "../robots/arm.urdf");
+    assert!(set.urdf_path().exists(), "{}", set.urdf_path().display());
+}

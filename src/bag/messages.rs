@@ -10,6 +10,17 @@ use super::cdr::{CdrError, CdrReader, CdrWriter, Endian};
 pub const POSE_STAMPED: &str = "geometry_msgs/msg/PoseStamped";
 pub const POINT_STAMPED: &str = "geometry_msgs/msg/PointStamped";
 pub const JOINT_STATE: &str = "sensor_msgs/msg/JointState";
+/// What `ros2 bag play --clock` publishes on `/clock`, and `ros2 bag
+/// record` records with the rest.
+pub const CLOCK: &str = "rosgraph_msgs/msg/Clock";
+
+/// A `rosgraph_msgs/msg/Clock` payload: the time it publishes (ns).
+pub fn decode_clock(data: &[u8]) -> Result<i64, CdrError> {
+    let mut r = CdrReader::new(data)?;
+    let sec = r.i32("clock.sec")?;
+    let nanosec = r.u32("clock.nanosec")?;
+    Ok(sec as i64 * 1_000_000_000 + nanosec as i64)
+}
 
 /// The message types a target topic may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,7 +25,8 @@ mod writer;
 
 pub use cdr::{CdrError, Endian};
 pub use messages::{
-    Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget, TargetType,
+    CLOCK, Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget,
+    TargetType, decode_clock,
 };
 pub use scenario::{Scenario, TooBig, Waypoint};
 pub use writer::{BagWriter, TopicId};

@@ -22,7 +22,7 @@ pub enum OutputError {
     #[error("{}: already exists; give --overwrite to replace it", .path.display())]
     Exists { path: PathBuf },
     #[error(
-        "{}: {what} the bag being read ({}); write the output elsewhere",
+        "{}: {what} {input_is} ({}); write the output elsewhere",
         .path.display(),
         .input.display()
     )]
@@ -31,6 +31,9 @@ pub enum OutputError {
         input: PathBuf,
         /// `is`, `is a file of` or `is inside the folder of`.
         what: &'static str,
+        /// What the input is: `the bag being read`, `the scenario being
+        /// read`.
+        input_is: &'static str,
     },
     #[error(
         "{}: a folder that is not a bag (it holds {entry}); not replacing it, even with --overwrite",
@@ -104,6 +107,8 @@ pub struct Inputs {
 struct Entry {
     /// The input as given, for messages.
     input: PathBuf,
+    /// What it is, for messages (`the bag being read`).
+    noun: &'static str,
     id: FileId,
     role: Role,
 }
@@ -117,16 +122,26 @@ enum Role {
 }
 
 impl Inputs {
-    /// One input: a bag file, a bag folder (and every file in it), or any
-    /// other file read.
+    /// One input: a bag file, or a bag folder (and every file in it).
     pub fn of(path: &Path) -> Result<Inputs, OutputError> {
+        Inputs::named(path, "the bag being read")
+    }
+
+    /// One input of any kind, which messages call `noun` (`the scenario
+    /// being read`).
+    pub fn named(path: &Path, noun: &'static str) -> Result<Inputs, OutputError> {
         let mut inputs = Inputs::default();
-        inputs.add(path)?;
+        inputs.add_named(path, noun)?;
         Ok(inputs)
     }
 
-    /// Adds a bag (file or folder) or any other file read.
+    /// Adds a bag (file or folder).
     pub fn add(&mut self, path: &Path) -> Result<(), OutputError> {
+        self.add_named(path, "the bag being read")
+    }
+
+    /// Adds any file or folder read, which messages call `noun`.
+    pub fn add_named(&mut self, path: &Path, noun: &'static str) -> Result<(), OutputError> {
         let id = FileId::of(path).map_err(|e| io(path, e))?;
         let folder = std::fs::metadata(path).map_err(|e| io(path, e))?.is_dir();
         let input = path.to_path_buf();
@@ -135,12 +150,22 @@ impl Inputs {
                 let p = entry.map_err(|e| io(path, e))?.path();
                 if let Ok(id) = FileId::of(&p) {
                     let (input, role) = (input.clone(), Role::InFolder);
-                    self.entries.push(Entry { input, id, role });
+                    self.entries.push(Entry {
+                        input,
+                        noun,
+                        id,
+                        role,
+                    });
                 }
             }
         }
         let role = Role::Itself { folder };
-        self.entries.push(Entry { input, id, role });
+        self.entries.push(Entry {
+            input,
+            noun,
+            id,
+            role,
+        });
         Ok(())
     }
 
@@ -155,6 +180,7 @@ impl Inputs {
                 } else {
                     "is"
                 },
+                input_is: e.noun,
             }),
             None => Ok(()),
         }
@@ -171,6 +197,7 @@ impl Inputs {
                 path: path.to_path_buf(),
                 input: e.input.clone(),
                 what: "is inside the folder of",
+                input_is: e.noun,
             }),
             None => Ok(()),
         }

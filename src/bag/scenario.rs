@@ -25,7 +25,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 /// The fastest target stream `make-bag` writes without being forced:
-/// 1 kHz is the input rate the node is measured at (README, Benchmarks);
+/// 1 kHz is the input rate the node is measured at (docs/benchmarks.md);
 /// a faster one is a typo more often than a test.
 pub const MAX_RATE_HZ: f64 = 1000.0;
 
@@ -33,6 +33,10 @@ pub const MAX_RATE_HZ: f64 = 1000.0;
 /// work and at most about 150 MB in MCAP, 450 MB in sqlite3. A scenario at
 /// `rate_hz: 1e9` once filled 856 MB of disk in 20 s.
 pub const MAX_MESSAGES: u64 = 5_000_000;
+
+/// The latest time a ROS 2 stamp holds (s since 1970): `builtin_interfaces/
+/// Time` has 32-bit signed seconds.
+pub const MAX_STAMP_S: f64 = i32::MAX as f64;
 
 /// A scenario that would write a larger bag than asked for is likely.
 #[derive(Debug, Error, PartialEq)]
@@ -141,6 +145,25 @@ impl Scenario {
                 let unit = quaternion_from_xyzw(*q).map_err(|e| format!("waypoint {i}: {e}"))?;
                 *q = [unit.i, unit.j, unit.k, unit.w];
             }
+        }
+        self.check_end()
+    }
+
+    /// The bag must end at a time a ROS 2 stamp can hold: its seconds are
+    /// a 32-bit integer. Computed in floating point, so a waypoint at
+    /// `time: 1e19` is refused here instead of overflowing the message
+    /// count into an empty bag.
+    pub fn check_end(&self) -> Result<(), String> {
+        let last = self.waypoints[self.waypoints.len() - 1].time;
+        let per_pass = (last * self.rate_hz + 1e-9).floor() + 1.0;
+        let messages = per_pass * self.repeat as f64;
+        let start_s = self.start_time_ns as f64 / 1e9;
+        let end_s = start_s + (messages - 1.0) / self.rate_hz;
+        if !(messages < 2f64.powi(53) && end_s <= MAX_STAMP_S) {
+            return Err(format!(
+                "the bag would end {:.3e} s after 1970 ({messages:.3e} messages: the last waypoint at {last:.3e} s, rate_hz {:.3e}, repeat {}), past the latest time a ROS 2 stamp holds ({MAX_STAMP_S} s, 2038-01-19); lower the times, rate_hz, repeat or start_time_ns",
+                end_s, self.rate_hz, self.repeat
+            ));
         }
         Ok(())
     }
@@ -349,6 +372,29 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("--force"), "{e}");
+    }
+
+    /// Times whose message count or end would overflow are refused with
+    /// the reason, not written as an empty bag.
+    #[test]
+    fn a_bag_ending_past_what_a_ros_stamp_holds_is_refused() {
+        for time in ["1e9", "1e16", "1e19", "1e20", "1e300"] {
+            let e = Scenario::from_yaml(&format!(
+                "rate_hz: 1000\nwaypoints:\n  - {{time: 0, position: [0, 0, 0]}}\n  - {{time: {time}, position: [0, 0, 1]}}\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.contains("2038-01-19") && e.contains("lower the times"),
+                "{time}: {e}"
+            );
+        }
+        let mut s = Scenario::from_yaml(
+            "waypoints:\n  - {time: 0, position: [0, 0, 0]}\n  - {time: 1, position: [0, 0, 1]}\n",
+        )
+        .unwrap();
+        assert_eq!(s.check_end(), Ok(()));
+        s.repeat = u64::MAX;
+        assert!(s.check_end().unwrap_err().contains("repeat"));
     }
 
     #[test]

@@ -97,7 +97,8 @@ impl KChain {
             rotation_z: !c.position_only,
             ..Default::default()
         };
-        run_with(ours, set, seed, c, |s, seed| {
+        let never = std::sync::atomic::AtomicBool::new(false);
+        run_with(ours, set, seed, c, &never, |s, seed| {
             let p = s.position;
             let [x, y, z, w] = s.quaternion;
             let target = kna::Isometry3::from_parts(

@@ -27,6 +27,7 @@ pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 use crate::ik::{Solver, Target, joint_distance, orientation_distance};
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Pass criteria of one benchmark run.
@@ -181,18 +182,22 @@ pub struct Answer {
 
 /// Runs `set` with its protocol (paths when the file has them, else every
 /// sample from `seed`) through `solve`, which answers a sample from a seed,
-/// and judges every answer.
+/// and judges every answer. Setting `stop` (a signal) ends the run after
+/// the query under way: the records are those of the queries answered.
 pub fn run_with(
     chain: &Chain,
     set: &TargetSet,
     seed: &[f64],
     c: &Criteria,
+    stop: &AtomicBool,
     mut solve: impl FnMut(&Sample, &[f64]) -> Answer,
 ) -> Vec<Record> {
+    let go_on = || !stop.load(Ordering::Relaxed);
     if set.paths.is_empty() {
         return set
             .samples
             .iter()
+            .take_while(|_| go_on())
             .map(|s| record(chain, s, seed, solve(s, seed), c, None))
             .collect();
     }
@@ -204,6 +209,9 @@ pub fn run_with(
         let mut at: &[f64] = &path.start;
         let mut previous: Option<Vec<f64>> = None;
         for s in &set.samples[first..first + path.len] {
+            if !go_on() {
+                return records;
+            }
             let r = record(chain, s, at, solve(s, at), c, previous.as_deref());
             if r.distance.is_finite() {
                 previous = Some(r.q.clone());
@@ -218,8 +226,19 @@ pub fn run_with(
 
 /// Runs `set` through one of our solvers (see [`run_with`]).
 pub fn run(solver: &mut Solver, set: &TargetSet, seed: &[f64], c: &Criteria) -> Vec<Record> {
+    run_until(solver, set, seed, c, &AtomicBool::new(false))
+}
+
+/// [`run`] until `stop` is set (see [`run_with`]).
+pub fn run_until(
+    solver: &mut Solver,
+    set: &TargetSet,
+    seed: &[f64],
+    c: &Criteria,
+    stop: &AtomicBool,
+) -> Vec<Record> {
     let chain = solver.chain().clone();
-    run_with(&chain, set, seed, c, |sample, seed| {
+    run_with(&chain, set, seed, c, stop, |sample, seed| {
         let target = sample_target(sample, c.position_only);
         let start = Instant::now();
         let result = solver.solve(&target, seed);

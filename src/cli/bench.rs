@@ -2,6 +2,8 @@
 //! in `../shared/targets/README.md`, or paths).
 
 use super::settings_args::SolverArgs;
+use super::stop::Stop;
+use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
@@ -38,6 +40,20 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let set = TargetSet::load(&a.targets)?;
     let urdf = a.urdf.clone().unwrap_or_else(|| set.urdf_path());
+    if a.urdf.is_none() && !urdf.exists() {
+        let shared = set.urdf.contains("shared/");
+        anyhow::bail!(
+            "{}: its robot {} (\"urdf\": \"{}\", relative to the target file) is not there{}; or give the robot's file with --urdf",
+            a.targets.display(),
+            urdf.display(),
+            set.urdf,
+            if shared {
+                ": this set is for a shared robot, in ../shared beside the clone (the conformance data)"
+            } else {
+                ""
+            }
+        );
+    }
     let chain = Chain::from_urdf_file(&urdf, Some(&set.base_link), Some(&set.tip_link))?;
     if chain.joint_names() != set.joint_names {
         anyhow::bail!(
@@ -65,7 +81,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         position_only: set.position_only,
     };
     let mut solver = Solver::new(&chain, config, common)?;
-    let records = bench::run(&mut solver, &set, &seed, &criteria);
+    let stop = Stop::on_signals()?;
+    let records = bench::run_until(&mut solver, &set, &seed, &criteria, stop.flag());
     let name = if a.solver.closest {
         format!("{}+closest", solver.kind())
     } else {
@@ -73,12 +90,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let ours = bench::summarize(&name, &set, &records, &criteria);
 
-    let other = k.map(|kc| {
+    let other = k.filter(|_| !stop.requested()).map(|kc| {
         let rec = kc.run(&chain, &set, &seed, &criteria);
         bench::summarize("k", &set, &rec, &criteria)
     });
 
-    if let Some(path) = &a.output {
+    if let Some(path) = a.output.as_ref().filter(|_| !stop.requested()) {
         let raw = json!({
             "solver": ours.solver,
             "arm": set.name(),
@@ -86,8 +103,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "protocol": ours.protocol,
             "records": records,
         });
-        std::fs::write(path, serde_json::to_vec(&raw)?)
-            .map_err(|e| anyhow::anyhow!("--output {}: {e}", path.display()))?;
+        let mut inputs = Inputs::named(&a.targets, "the target file being read")?;
+        inputs.add_named(&urdf, "the URDF being read")?;
+        output::write_file(path, &serde_json::to_vec(&raw)?, Existing::Replace, &inputs)
+            .map_err(|e| anyhow::anyhow!("--output: {e}"))?;
     }
     if a.json {
         let mut out = serde_json::to_value(&ours)?;
@@ -95,34 +114,54 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             out["compare"] = serde_json::to_value(o)?;
             out["ratios"] = ratios(&ours, o);
         }
-        println!("{}", serde_json::to_string(&out)?);
+        outln!("{}", serde_json::to_string(&out)?)?;
     } else {
-        print_table(&ours, other.as_ref(), &a.seed_name);
+        print_table(&ours, other.as_ref(), &a.seed_name)?;
+    }
+    if stop.requested() {
+        let n = set.samples.len();
+        let kept = match &a.output {
+            Some(p) => format!("{} not written", p.display()),
+            None => String::new(),
+        };
+        errln!("arm_ik bench: {} of {n} queries ran", records.len());
+        return Ok(stop.report("bench", &kept));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The figures as a table, one row per solver.
-fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
+fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) -> std::io::Result<()> {
     let start = match ours.protocol {
         BenchProtocol::Targets => format!("every target from seed '{seed_name}'"),
         BenchProtocol::Paths => "paths, each target from the previous answer".to_owned(),
     };
-    println!(
+    outln!(
         "{} targets, tolerance {:.0e} m / {:.0e} rad, budget {} ms, {start}",
-        ours.targets, ours.position_tolerance, ours.orientation_tolerance, ours.budget_ms,
-    );
+        ours.targets,
+        ours.position_tolerance,
+        ours.orientation_tolerance,
+        ours.budget_ms,
+    )?;
     let paths = ours.paths.is_some();
-    print!(
+    out!(
         "{:<17} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9}",
-        "solver", "n", "success", "p50_us", "p99_us", "max_us", "med_dist", "p99_dist", "mean_iter"
-    );
+        "solver",
+        "n",
+        "success",
+        "p50_us",
+        "p99_us",
+        "max_us",
+        "med_dist",
+        "p99_dist",
+        "mean_iter"
+    )?;
     if paths {
-        print!(" {:>9} {:>6}", "max_step", "jumps");
+        out!(" {:>9} {:>6}", "max_step", "jumps")?;
     }
-    println!();
+    outln!()?;
     for s in std::iter::once(ours).chain(other) {
-        print!(
+        out!(
             "{:<17} {:>5} {:>7.2}% {:>8.1} {:>8.1} {:>8.1} {:>9.3} {:>9.3} {:>9.1}",
             s.solver,
             s.n,
@@ -133,41 +172,43 @@ fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) {
             s.median_distance,
             s.p99_distance,
             s.mean_iterations
-        );
+        )?;
         if let Some(p) = &s.paths {
-            print!(" {:>9.4} {:>6}", p.largest_step, p.jumps);
+            out!(" {:>9.4} {:>6}", p.largest_step, p.jumps)?;
         }
-        println!();
+        outln!()?;
     }
     if paths {
-        println!(
+        outln!(
             "dist: |q - previous answer| (rad); max_step: largest change of one joint; \
              jumps: steps moving a joint more than {STEP_LIMIT} rad"
-        );
+        )?;
     }
     for s in std::iter::once(ours).chain(other) {
-        print_failures(s);
+        print_failures(s)?;
     }
     if let Some(o) = other {
-        println!("ratios {} / {}: {}", ours.solver, o.solver, ratios(ours, o));
+        outln!("ratios {} / {}: {}", ours.solver, o.solver, ratios(ours, o))?;
     }
+    Ok(())
 }
 
 /// Why a solver's failed queries failed, with counts.
-fn print_failures(s: &Summary) {
+fn print_failures(s: &Summary) -> std::io::Result<()> {
     if s.failures.is_empty() {
-        return;
+        return Ok(());
     }
-    println!("{} failures:", s.solver);
+    outln!("{} failures:", s.solver)?;
     for f in &s.failures {
         let why = f.reason.as_deref().unwrap_or("no reason given");
-        println!(
+        outln!(
             "  {:>5} {} ({}): {why}",
             f.count,
             f.verdict.name(),
             f.verdict.meaning()
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// Our figures divided by the other solver's.

@@ -36,7 +36,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.json {
         print_json(&chain, &solvers)?;
     } else {
-        print_text(&chain, &solvers);
+        print_text(&chain, &solvers)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -80,25 +80,30 @@ fn print_json(chain: &Chain, solvers: &Applies) -> anyhow::Result<()> {
         "joints": joints,
         "solvers": solvers,
     });
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    outln!("{}", serde_json::to_string_pretty(&out)?)?;
     Ok(())
 }
 
-fn print_text(chain: &Chain, solvers: &Applies) {
-    println!(
+fn print_text(chain: &Chain, solvers: &Applies) -> std::io::Result<()> {
+    outln!(
         "{} ({}): {} -> {}, {} moving joints",
         chain.robot,
         chain.source,
         chain.base,
         chain.tip,
         chain.dof()
-    );
-    println!(
+    )?;
+    outln!(
         "  {:<22} {:<10} {:<22} {:>10} {:>10} {:>8}",
-        "joint", "type", "axis", "lower", "upper", "vmax"
-    );
+        "joint",
+        "type",
+        "axis",
+        "lower",
+        "upper",
+        "vmax"
+    )?;
     for j in &chain.joints {
-        println!(
+        outln!(
             "  {:<22} {:<10} {:<22} {:>10} {:>10} {:>8}",
             j.name,
             j.kind.name(),
@@ -106,16 +111,17 @@ fn print_text(chain: &Chain, solvers: &Applies) {
             fmt_limit(j.limits.lower),
             fmt_limit(j.limits.upper),
             fmt_limit(j.max_velocity),
-        );
+        )?;
     }
-    println!("solvers:");
+    outln!("solvers:")?;
     for (k, r) in solvers {
         match r {
-            Ok(detail) if detail.is_empty() => println!("  {:<9} yes", k.name()),
-            Ok(detail) => println!("  {:<9} yes: {detail}", k.name()),
-            Err(why) => println!("  {:<9} no: {why}", k.name()),
-        }
+            Ok(detail) if detail.is_empty() => outln!("  {:<9} yes", k.name()),
+            Ok(detail) => outln!("  {:<9} yes: {detail}", k.name()),
+            Err(why) => outln!("  {:<9} no: {why}", k.name()),
+        }?
     }
+    Ok(())
 }
 
 fn finite_or_null(v: f64) -> serde_json::Value {

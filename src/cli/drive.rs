@@ -2,8 +2,8 @@
 //! protocol, held for a while: the first thing to run on a new arm, and
 //! the host side of the firmware-in-simulation tests.
 
-use super::parse::number_list;
 use super::robot::RobotArgs;
+use super::stop::Stop;
 use super::values;
 use anyhow::{Context, bail};
 use arm_ik::servo::calibration::Calibration;
@@ -22,11 +22,14 @@ pub struct Args {
     /// Serial port of the bridge or bus; without it, virtual servos.
     #[arg(long)]
     port: Option<String>,
-    /// Joint positions (rad, or m for prismatic joints), chain order, comma-separated;
-    /// then, optionally, the robot's joints off the chain (a gripper), else left at rest.
-    #[arg(long, allow_hyphen_values = true)]
-    joints: String,
-    /// Seconds to keep streaming the pose.
+    /// Joint positions (rad, or m for prismatic joints, each at most 1e6 in
+    /// size), chain order, comma-separated; then, optionally, the robot's
+    /// joints off the chain (a gripper), else left at rest.
+    #[arg(long, required = true, allow_hyphen_values = true, value_delimiter = ',',
+          value_parser = values::finite)]
+    joints: Vec<f64>,
+    /// Seconds to keep streaming the pose, 0 to 1e6; on virtual servos the
+    /// simulation ends early once they have arrived.
     #[arg(long, default_value_t = 2.0, value_parser = values::non_negative)]
     hold: f64,
     /// Frames per second, instead of the configuration's link.rate_hz.
@@ -49,12 +52,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ),
     })?;
     for w in &cal.warnings {
-        eprintln!("drive: warning: {w}");
+        errln!("drive: warning: {w}");
     }
     if let Some(r) = a.rate {
         cal.link.rate_hz = r;
     }
-    let given = number_list(&a.joints).map_err(|e| anyhow::anyhow!("--joints: {e}"))?;
+    let given = &a.joints;
     let names: Vec<String> = cal.slots.iter().map(|s| s.joint.clone()).collect();
     if !(chain.dof()..=names.len()).contains(&given.len()) {
         bail!(
@@ -69,7 +72,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    let joints = cal.complete(&given);
+    let joints = cal.complete(given);
     let mut commands = vec![0; cal.joints.len()];
     cal.commands(&joints, &mut commands)
         .expect("--joints are finite");
@@ -78,7 +81,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let (m, c) = (&cal.joints[k], commands[k]);
         let reached = m.angle(c);
         if (reached - q).abs() * m.scale > 0.5 {
-            eprintln!(
+            errln!(
                 "drive: {}: {q} is beyond what the limits allow; sending {c} ({reached:.4})",
                 m.joint
             );
@@ -107,41 +110,78 @@ fn simulate(
         }
     }
     let dt = 1.0 / cal.link.rate_hz;
-    let ticks = (a.hold / dt).ceil() as usize;
+    let ticks = (a.hold / dt).ceil() as u64;
+    // A servo within half a unit of its command is there; once all are,
+    // the rest of --hold changes nothing and is not simulated.
+    let arrived = |at: &[f64]| {
+        cal.slots
+            .iter()
+            .zip(at)
+            .zip(&clamped)
+            .all(|((slot, p), c)| {
+                slot.servo
+                    .is_none_or(|k| (p - c).abs() * cal.joints[k].scale.abs() < 0.5)
+            })
+    };
+    let mut reached = servo.feedback().unwrap_or_default();
     for k in 0..=ticks {
         servo.command(&clamped, k as f64 * dt);
+        reached = servo.feedback().unwrap_or_default();
+        if arrived(&reached) {
+            break;
+        }
     }
-    let reached = servo.feedback().unwrap_or_default();
+    let ramping = !arrived(&reached);
+    if ramping {
+        errln!(
+            "drive: --hold ended before the virtual servos arrived (each moves at its speed_limit): the 'reached' column is where they stopped; hold longer"
+        );
+    }
     if a.json {
-        println!(
+        outln!(
             "{}",
             json!({"port": null, "link": "virtual", "joints": names, "requested": joints,
-                   "commands": commands, "angles": clamped, "reached": reached})
-        );
+                   "commands": commands, "angles": clamped, "reached": reached,
+                   "ramping": ramping, "seconds": a.hold})
+        )?;
     } else {
-        println!(
-            "drive: no --port: virtual servos, {:.1} s simulated",
-            a.hold
-        );
-        print_table(cal, joints, commands, &clamped);
+        outln!(
+            "drive: no --port: virtual servos, {:.1} s simulated{}",
+            a.hold,
+            if ramping { ", still moving" } else { "" }
+        )?;
+        print_table(cal, joints, commands, &clamped, Some(&reached))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// One row per position: asked, the angle sent, and the servo command
-/// (none for a joint without a servo).
-fn print_table(cal: &Calibration, joints: &[f64], commands: &[i32], angles: &[f64]) {
-    println!(
-        "{:<16} {:>10} {:>10} {:>8}",
-        "joint", "asked", "sent", "command"
-    );
-    for ((slot, q), a) in cal.slots.iter().zip(joints).zip(angles) {
+/// One row per position: asked, the angle sent, the servo command (none
+/// for a joint without a servo) and, for virtual servos, where they got
+/// to by the end of --hold.
+fn print_table(
+    cal: &Calibration,
+    joints: &[f64],
+    commands: &[i32],
+    angles: &[f64],
+    reached: Option<&[f64]>,
+) -> std::io::Result<()> {
+    let head = if reached.is_some() { "   reached" } else { "" };
+    outln!(
+        "{:<16} {:>10} {:>10} {:>8}{head}",
+        "joint",
+        "asked",
+        "sent",
+        "command"
+    )?;
+    for (i, ((slot, q), a)) in cal.slots.iter().zip(joints).zip(angles).enumerate() {
         let n = &slot.joint;
+        let at = reached.map_or(String::new(), |r| format!(" {:>10.4}", r[i]));
         match slot.servo {
-            Some(k) => println!("{n:<16} {q:>10.4} {a:>10.4} {:>8}", commands[k]),
-            None => println!("{n:<16} {q:>10.4} {:>10} {:>8}", "-", "none"),
-        }
+            Some(k) => outln!("{n:<16} {q:>10.4} {a:>10.4} {:>8}{at}", commands[k]),
+            None => outln!("{n:<16} {q:>10.4} {:>10} {:>8}", "-", "none"),
+        }?
     }
+    Ok(())
 }
 
 /// Streams the pose on the port for `--hold` seconds, reporting link state
@@ -160,6 +200,7 @@ fn stream(
     let protocol = cal.protocol.name;
     let clamped = cal.angles(commands);
     let table = cal.clone();
+    let stop = Stop::on_signals()?;
     let mut servo =
         SerialServo::open(port, cal).with_context(|| format!("starting the link on {port}"))?;
     let start = Instant::now();
@@ -171,43 +212,47 @@ fn stream(
         last = servo.status();
         let line = last.describe();
         if line != shown {
-            eprintln!("drive: {line}");
+            errln!("drive: {line}");
             shown = line;
         }
-        if start.elapsed() >= hold {
+        if start.elapsed() >= hold || stop.requested() {
             break;
         }
         std::thread::sleep(Duration::from_millis(20).min(hold.saturating_sub(start.elapsed())));
     }
+    let seconds = start.elapsed().as_secs_f64();
     let fin = servo.close();
     let ok = matches!(last.state, LinkState::Connected);
     if ok && last.ramping {
-        eprintln!(
+        errln!(
             "drive: --hold ended during the start-up move (at startup_speed): the servos stopped short of the pose; hold longer"
         );
     }
     let details = details_json(&fin.details);
     if a.json {
-        println!(
+        outln!(
             "{}",
             json!({"port": port, "kind": protocol, "joints": names,
                    "requested": joints, "commands": commands, "angles": clamped,
                    "state": last.describe(), "connected": ok, "ramping": last.ramping,
                    "connects": fin.connects,
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
-                   "seconds": start.elapsed().as_secs_f64(),
+                   "seconds": seconds,
                    "present": fin.present, "output": fin.output, "details": details,
                    "reply_garbage": fin.reply_garbage, "servo_errors": fin.servo_errors,
                    "last_error": fin.last_error})
-        );
+        )?;
     } else if fin.frames_sent == 0 {
-        println!("drive: no frame sent to {port} in {:.1} s", a.hold);
+        outln!("drive: no frame sent to {port} in {seconds:.1} s")?;
     } else {
-        println!(
-            "drive: {} frames to {port} in {:.1} s",
-            fin.frames_sent, a.hold
-        );
-        print_table(&table, joints, commands, &clamped);
+        outln!(
+            "drive: {} frames to {port} in {seconds:.1} s",
+            fin.frames_sent
+        )?;
+        print_table(&table, joints, commands, &clamped, None)?;
+    }
+    if stop.requested() {
+        return Ok(stop.report("drive", ""));
     }
     if !ok {
         bail!(

@@ -1,7 +1,9 @@
 //! `arm_ik import-lerobot`: a LeRobot calibration file in, the servo
 //! YAML of the same arm out.
 
+use super::stop::Stop;
 use anyhow::{Context, bail};
+use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::servo::lerobot::{self, Robot};
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,15 +41,26 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let imported = lerobot::import(&text, &a.file.display().to_string(), a.robot)?;
     for w in &imported.warnings {
-        eprintln!("arm_ik: warning: {w}");
+        errln!("arm_ik: warning: {w}");
     }
     match &a.output {
         Some(out) => {
-            std::fs::write(out, &imported.yaml)
+            // Staged and renamed into place: an interrupted write leaves
+            // the old file, never half of the new one.
+            let stop = Stop::on_signals()?;
+            let inputs = Inputs::named(&a.file, "the calibration being read")?;
+            output::write_file(out, imported.yaml.as_bytes(), Existing::Replace, &inputs)
                 .with_context(|| format!("cannot write {}", out.display()))?;
-            eprintln!("wrote {}", out.display());
+            if stop.requested() {
+                return Ok(stop.report("import-lerobot", "the output was written whole"));
+            }
+            errln!("wrote {}", out.display());
         }
-        None => std::io::stdout().write_all(imported.yaml.as_bytes())?,
+        None => {
+            let mut out = super::out::stdout();
+            out.write_all(imported.yaml.as_bytes())?;
+            out.flush()?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

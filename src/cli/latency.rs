@@ -47,7 +47,7 @@ pub struct Args {
     json: bool,
 }
 
-/// The node's latency goal (README, Benchmarks), shown next to the
+/// The node's latency goal (docs/benchmarks.md), shown next to the
 /// figures.
 const GOAL_P99_US: f64 = 1000.0;
 
@@ -95,9 +95,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "counters": t,
             "steering": s.steering,
         });
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_text(&a, chain.dof(), &r, s, limit, within);
+        print_text(&a, chain.dof(), &r, s, limit, within)?;
     }
     Ok(if a.max_p99_us.is_some() && !within {
         ExitCode::from(EXIT_NOT_REACHED)
@@ -107,8 +107,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The human-readable report.
-fn print_text(a: &Args, dof: usize, r: &LatencyReport, s: &NodeStatus, limit: f64, within: bool) {
-    println!(
+fn print_text(
+    a: &Args,
+    dof: usize,
+    r: &LatencyReport,
+    s: &NodeStatus,
+    limit: f64,
+    within: bool,
+) -> std::io::Result<()> {
+    outln!(
         "arm_ik latency: {} {}s on the figure-eight ({} solver, {} joints, {} Hz, {} warm-up)",
         a.targets,
         a.input.name(),
@@ -116,31 +123,36 @@ fn print_text(a: &Args, dof: usize, r: &LatencyReport, s: &NodeStatus, limit: f6
         dof,
         a.rate_hz,
         a.warmup
-    );
+    )?;
     for (what, x) in [
         ("input -> servo command:", &r.servo),
         ("input -> joint state:", &r.joint_state),
     ] {
-        println!(
+        outln!(
             "{what:<24} p50 {:.1} us, p99 {:.1} us, max {:.1} us",
             x.p50 * 1e6,
             x.p99 * 1e6,
             x.max * 1e6
-        );
+        )?;
     }
     if a.input == LatencyInput::Target {
-        println!(
+        outln!(
             "targets: {} solved, {} reached ({} best effort), {} unreachable",
-            s.targets.solved, s.targets.reached, s.targets.best_effort, s.targets.unreachable
-        );
+            s.targets.solved,
+            s.targets.reached,
+            s.targets.best_effort,
+            s.targets.unreachable
+        )?;
     } else {
         let st = &s.steering;
-        println!(
+        outln!(
             "steering: {} twists, {} marker feedback, {} refused",
-            st.twists, st.marker_feedback, st.refused
-        );
+            st.twists,
+            st.marker_feedback,
+            st.refused
+        )?;
     }
-    println!(
+    outln!(
         "p99 {:.1} us {} the {} {limit} us",
         r.joint_state.p99 * 1e6,
         if within { "within" } else { "ABOVE" },
@@ -149,5 +161,6 @@ fn print_text(a: &Args, dof: usize, r: &LatencyReport, s: &NodeStatus, limit: f6
         } else {
             "goal"
         },
-    );
+    )?;
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! scenarios need no robot and no ROS.
 
 use super::progress::Progress;
+use super::stop::Stop;
 use arm_ik::bag::output::{Existing, Inputs};
 use arm_ik::bag::{BagWriter, Endian, Scenario, Storage};
 use std::path::PathBuf;
@@ -34,12 +35,16 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    // Before any output is staged, so a signal never leaves its temporary.
+    let stop = Stop::on_signals()?;
     let text = std::fs::read_to_string(&a.waypoints)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
     let mut s = Scenario::from_yaml(&text)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.waypoints.display()))?;
     if let Some(r) = a.repeat {
         s.repeat = r;
+        s.check_end()
+            .map_err(|e| anyhow::anyhow!("{} with --repeat {r}: {e}", a.waypoints.display()))?;
     }
     if !a.force {
         s.check_size()
@@ -55,20 +60,36 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         Existing::Refuse
     };
-    let inputs = Inputs::of(&a.waypoints)?;
+    let inputs = Inputs::named(&a.waypoints, "the scenario being read")?;
     let mut w = BagWriter::create_with(&a.output, a.storage, existing, &inputs)?;
     let topic = w.add_topic(s.topic(), s.target_type().name())?;
     let mut n = 0u64;
     let total = s.len();
     let mut progress = Progress::new();
     for (t, target) in s.samples() {
+        if stop.requested() {
+            break;
+        }
         w.write(topic, t, &target.encode(endian))?;
         n += 1;
         progress.update(n, || n as f64 / total as f64);
     }
     progress.finish();
+    if stop.requested() {
+        drop(w); // its temporary goes
+        outln!(
+            "arm_ik make-bag: {n} of {total} messages generated, none written to {}",
+            a.output.display()
+        )?;
+        let kept = if a.output.exists() {
+            "the existing output is as it was"
+        } else {
+            ""
+        };
+        return Ok(stop.report("make-bag", kept));
+    }
     w.finish()?;
-    println!(
+    outln!(
         "arm_ik make-bag: {} messages on {} ({}) at {} Hz to {} ({})",
         n,
         s.topic(),
@@ -76,6 +97,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         s.rate_hz,
         a.output.display(),
         a.storage.identifier()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

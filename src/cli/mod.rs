@@ -1,9 +1,13 @@
 //! Command-line interface: one file per subcommand.
 
+#[macro_use]
+pub mod out;
+
 mod bag_args;
 mod bench;
 mod check;
 mod drive;
+mod fk;
 mod import_lerobot;
 mod latency;
 mod make_bag;
@@ -18,6 +22,7 @@ mod settings_args;
 #[cfg(test)]
 mod settings_paths;
 mod solve;
+mod stop;
 mod values;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +42,9 @@ enum Command {
     Check(check::Args),
     /// Solve one target pose.
     Solve(solve::Args),
+    /// Forward kinematics: joint angles in, the tip's pose out (--all:
+    /// every link of the chain).
+    Fk(fk::Args),
     /// Run the IK benchmark protocol on a target file.
     Bench(bench::Args),
     /// Run the node on virtual servos in simulated time: a built-in
@@ -151,6 +159,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Fk(a) => fk::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => run::sim(*a),
         Command::Run(a) => run::run(*a),

@@ -41,7 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let schema = NodeParams::schema();
     if a.json {
         let out = json!({ "node": "ik_node", "parameters": schema });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let header = ["parameter", "type", "default", "set", "meaning"].map(String::from);
@@ -51,7 +51,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let widths = [width(0), width(1), width(2), width(3)];
     for r in &rows {
-        println!(
+        outln!(
             "{:w0$}  {:w1$}  {:w2$}  {:w3$}  {}",
             r[0],
             r[1],
@@ -62,13 +62,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             w1 = widths[1],
             w2 = widths[2],
             w3 = widths[3]
-        );
+        )?;
     }
-    println!(
+    outln!(
         "\nset: live parameters (solver, motion and gripper settings, which need no new \
          robot model or servo link) change while ik_node runs (ros2 param set), checked as \
          at start and taken at the next tick; start parameters are fixed when the node \
          starts, and setting one is refused."
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,7 @@
 //! Parsing of the small value lists the commands take.
 
+use super::values;
+
 /// Parses `N` comma-separated finite numbers, e.g. `0.1,-0.2,0.3`.
 pub fn numbers<const N: usize>(s: &str) -> Result<[f64; N], String> {
     let v = number_list(s)?;
@@ -11,20 +13,11 @@ pub fn numbers<const N: usize>(s: &str) -> Result<[f64; N], String> {
     })
 }
 
-/// Parses comma-separated finite numbers.
+/// Parses comma-separated finite numbers, each at most 1e6 in size (see
+/// [`values::finite`]).
 pub fn number_list(s: &str) -> Result<Vec<f64>, String> {
     s.split(',')
-        .map(|p| {
-            let p = p.trim();
-            let v: f64 = p
-                .parse()
-                .map_err(|_| format!("'{p}' is not a number (in '{s}')"))?;
-            if v.is_finite() {
-                Ok(v)
-            } else {
-                Err(format!("'{p}' is not finite (in '{s}')"))
-            }
-        })
+        .map(|p| values::finite(p).map_err(|e| format!("{e} (in '{s}')")))
         .collect()
 }
 

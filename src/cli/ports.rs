@@ -14,16 +14,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("cannot list serial ports: {e}"))?;
     if a.json {
         for p in &ports {
-            println!("{}", serde_json::to_string(p)?);
+            outln!("{}", serde_json::to_string(p)?)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
     if ports.is_empty() {
-        println!(
+        outln!(
             "no serial ports found (plug the adapter in; a USB one shows as /dev/ttyUSB* or /dev/ttyACM*)"
-        );
+        )?;
     } else {
-        println!("{:<20} {:<10} {:<10} device", "port", "type", "usb id");
+        outln!("{:<20} {:<10} {:<10} device", "port", "type", "usb id")?;
     }
     for p in &ports {
         let usb = p.usb_id.as_deref().unwrap_or("-");
@@ -32,7 +32,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .flatten()
             .collect::<Vec<_>>()
             .join(", ");
-        println!("{:<20} {:<10} {:<10} {what}", p.path, p.kind, usb);
+        outln!("{:<20} {:<10} {:<10} {what}", p.path, p.kind, usb)?;
     }
     Ok(ExitCode::SUCCESS)
 }

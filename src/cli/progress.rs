@@ -38,13 +38,13 @@ impl Progress {
         }
         self.last = Instant::now();
         self.shown = true;
-        eprint!("\r\x1b[K{}", line(fraction(), count, elapsed.as_secs_f64()));
+        err!("\r\x1b[K{}", line(fraction(), count, elapsed.as_secs_f64()));
     }
 
     /// Clears the line, if one was drawn.
     pub fn finish(&mut self) {
         if self.shown {
-            eprint!("\r\x1b[K");
+            err!("\r\x1b[K");
             self.shown = false;
         }
     }

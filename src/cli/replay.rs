@@ -5,17 +5,20 @@ use super::bag_args::TopicArgs;
 use super::progress::Progress;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
+use super::stop::Stop;
 use super::values;
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
 use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::node::{NodeCore, NodeParams};
+use arm_ik::replay::clock::{self, ClockSource};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::topics::list;
 use arm_ik::replay::{
     OutputBag, Outputs, Replay, ReplayOptions, Report, Thresholds, junit::junit_xml,
 };
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -75,6 +78,22 @@ pub struct Args {
     /// Print the report JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// The node's clock: auto (a recorded /clock when the bag has one,
+    /// else the receive times), receive (the bag's receive times), stamps
+    /// (the targets' header stamps: a bag recorded while another played
+    /// back, whose stamps keep the first recording's clock) or clock (the
+    /// recorded /clock, required).
+    #[arg(long, value_enum, default_value_t = ClockArg::Auto)]
+    clock: ClockArg,
+}
+
+/// `--clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ClockArg {
+    Auto,
+    Receive,
+    Stamps,
+    Clock,
 }
 
 /// The node core as `ik_node` builds it from the parameter `file`: the
@@ -88,6 +107,8 @@ fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<NodeCore> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    // Before any output is staged, so a signal never leaves its temporary.
+    let stop = Stop::on_signals()?;
     let core = match &a.config {
         Some(file) => core_from_file(&a.robot, file)?,
         None => a.node.core(&a.robot.chain()?, &a.solver)?,
@@ -118,11 +139,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
     let mut progress = Progress::new();
     replay.read(&mut bag, &mut sink, |n, bag| {
-        progress.update(n, || bag.progress())
+        progress.update(n, || bag.progress());
+        if stop.requested() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     });
     progress.finish();
     let report = replay.finish(&mut sink);
-    if report.messages == 0 && report.bag_error.is_none() {
+    if report.messages == 0 && report.bag_error.is_none() && !report.stopped {
         let seen = bag.seen_topics().iter();
         anyhow::bail!(
             "{}: no messages on {} or {}; topics in the bag: {}",
@@ -132,17 +158,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             list(seen.map(|(a, b)| (a.as_str(), b.as_str())))
         );
     }
-    if let Some(out) = sink.bag {
-        out.finish()?;
+    // Stopped: the outputs are dropped unwritten (their temporaries go),
+    // so whatever was there before stays.
+    if !report.stopped {
+        if let Some(out) = sink.bag.take() {
+            out.finish()?;
+        }
+        a.write_reports(&report, sink.plot.as_ref(), &inputs)?;
     }
-    a.write_reports(&report, sink.plot.as_ref(), &inputs)?;
-    let mut out = std::io::stdout().lock();
+    drop(sink);
+    let mut out = super::out::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else {
         report.write_table(&mut out)?;
     }
     out.flush()?;
+    if let Some(note) = &report.clock_note {
+        errln!("arm_ik replay: note: {note}");
+    }
+    if report.stopped {
+        let outputs = [&a.output, &a.report, &a.junit, &a.plot];
+        let written = if outputs.iter().any(|o| o.is_some()) {
+            "nothing written: outputs and reports that existed are as they were"
+        } else {
+            ""
+        };
+        return Ok(stop.report("replay", written));
+    }
     if let Some(e) = &report.bag_error {
         anyhow::bail!("{e} (stopped reading; replayed what came before)");
     }
@@ -154,9 +197,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 impl Args {
+    /// The clock of the replay and the first recorded /clock's offset.
+    fn clock(&self) -> anyhow::Result<(ClockSource, i64)> {
+        let recorded = || clock::first_clock_offset(&self.bag);
+        Ok(match self.clock {
+            ClockArg::Receive => (ClockSource::Receive, 0),
+            ClockArg::Stamps => (ClockSource::Stamps, 0),
+            ClockArg::Auto => match recorded()? {
+                Some(offset) => (ClockSource::ClockTopic, offset),
+                None => (ClockSource::Receive, 0),
+            },
+            ClockArg::Clock => match recorded()? {
+                Some(offset) => (ClockSource::ClockTopic, offset),
+                None => anyhow::bail!(
+                    "--clock clock: {} has no {} ({}) to take the clock from",
+                    self.bag.display(),
+                    clock::CLOCK_TOPIC,
+                    arm_ik::bag::CLOCK
+                ),
+            },
+        })
+    }
+
     /// The replay's options from the flags.
     fn options(&self) -> anyhow::Result<ReplayOptions> {
+        let (clock, clock_offset_ns) = self.clock()?;
         Ok(ReplayOptions {
+            clock,
+            clock_offset_ns,
             topics: self.topics.topics()?,
             position_only: self.topics.position_only,
             settle_s: self.settle,

@@ -6,6 +6,7 @@
 use super::bag_args::TopicArgs;
 use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, flag_error};
+use super::stop::Stop;
 use super::values;
 use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
@@ -13,18 +14,16 @@ use arm_ik::bag::BagReader;
 use arm_ik::model::Chain;
 use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
 use arm_ik::run::{
-    BagSource, Clock, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary, Source,
-    Verdict,
+    BagSource, Clock, Ending, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary,
+    Source, Verdict,
 };
 use arm_ik::servo::Output;
 use arm_ik::servo::calibration::Calibration;
 use serde::Serialize;
-use std::io::{BufWriter, IsTerminal, StdoutLock, Write};
+use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// What `sim` and `run` share: the robot, the node's settings, the input
@@ -50,8 +49,9 @@ pub struct LoopArgs {
     /// Read commands from stdin, one JSON object per line: a target
     /// {"position":[x,y,z],"orientation":[x,y,z,w],"frame_id":"base_link"}
     /// (orientation and frame_id optional), or any node command
-    /// {"type":"target",...} (README, "The arm without ROS"). Without
-    /// --realtime each line is the input of one tick; with it, every line
+    /// {"type":"target",...} (docs/cli.md, "The arm without ROS"). Without
+    /// --realtime each line is the input of one tick (a blank line: a tick
+    /// without input, to wait); with it, every line
     /// that arrived since the last tick is taken in and the latest target
     /// is solved (the others count as superseded), so input faster than
     /// the loop (1 kHz) is fine.
@@ -115,9 +115,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             if let Some(file) = file {
                 let cal = Calibration::load(file, &chain)?;
                 for w in &cal.warnings {
-                    eprintln!("arm_ik run: warning: {w}");
+                    errln!("arm_ik run: warning: {w}");
                 }
-                eprintln!(
+                errln!(
                     "arm_ik run: {} checked; no --port: virtual servos",
                     file.display()
                 );
@@ -127,7 +127,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     .map_err(flags)?;
     for w in &built.warnings {
-        eprintln!("arm_ik run: warning: {w}");
+        errln!("arm_ik run: warning: {w}");
     }
     execute(l, &chain, built.core, "run")
 }
@@ -163,21 +163,32 @@ fn execute(
         },
         settle_s: a.settle,
     };
-    let stop = stop_on_signals()?;
+    let stop = Stop::on_signals()?;
     let mut printer = Printer::new(name, a.json, opts.duration);
-    let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
+    let summary = arm_ik::run::run(&mut core, &mut source, &opts, stop.flag(), &mut printer);
     printer.finish();
     if let Some(e) = printer.error.take() {
         return Err(e).context("writing joint states to stdout");
     }
     drop(core); // closes the servo link
-    let mut out = std::io::stdout().lock();
+    let mut out = super::out::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&Line::Summary(&summary))?)?;
     } else {
         write_text(&mut out, name, &summary)?;
+        if summary.ended == Ending::Stopped {
+            writeln!(
+                out,
+                "stopped by {} after {:.2} s",
+                stop.signal_name(),
+                summary.simulated_s
+            )?;
+        }
     }
     out.flush()?;
+    if summary.ended == Ending::Stopped {
+        return Ok(stop.report(name, ""));
+    }
     Ok(verdict(name, &summary))
 }
 
@@ -205,26 +216,18 @@ fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
     })
 }
 
-/// Set by SIGINT or SIGTERM: the loop stops at the next tick and the link
-/// closes; a second signal exits at once.
-fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, EXIT_ERROR.into(), stop.clone())?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    Ok(stop)
-}
-
 /// The exit code of a run, saying on stderr why it is not 0.
 fn verdict(name: &str, s: &RunSummary) -> ExitCode {
     let t = &s.targets;
     match s.verdict {
         Verdict::Ok => ExitCode::SUCCESS,
         Verdict::NothingReached => {
-            eprintln!(
-                "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded)",
+            let unsent = match s.servos.not_sent {
+                0 => String::new(),
+                n => format!(", {n} never sent: the servo link was down"),
+            };
+            errln!(
+                "arm_ik {name}: none of the {} targets was reached ({} unreachable, {} rejected, {} superseded{unsent})",
                 t.received,
                 t.unreachable,
                 t.rejected.total(),
@@ -232,10 +235,27 @@ fn verdict(name: &str, s: &RunSummary) -> ExitCode {
             );
             ExitCode::from(EXIT_NOT_REACHED)
         }
+        Verdict::NotSent => {
+            errln!(
+                "arm_ik {name}: {} reached targets were never sent to the servos: the link was down for {} ticks ({})",
+                s.servos.not_sent,
+                s.servos.down_ticks,
+                link_at_exit(&s.link)
+            );
+            ExitCode::from(EXIT_NOT_REACHED)
+        }
         Verdict::AllInputMalformed => {
-            eprintln!(
+            errln!(
                 "arm_ik {name}: every one of the {} inputs was malformed; nothing was run",
                 s.malformed_lines
+            );
+            ExitCode::from(EXIT_ERROR)
+        }
+        Verdict::ServosUnreachable => {
+            errln!(
+                "arm_ik {name}: the servos were never reached ({}): nothing moved, {} targets received, none sent",
+                link_at_exit(&s.link),
+                t.received
             );
             ExitCode::from(EXIT_ERROR)
         }
@@ -255,7 +275,7 @@ enum Line<'a> {
 struct Printer {
     name: String,
     json: bool,
-    out: BufWriter<StdoutLock<'static>>,
+    out: super::out::Stdout,
     progress: bool,
     last_progress: Instant,
     duration: Option<f64>,
@@ -267,7 +287,7 @@ impl Printer {
         Printer {
             name: name.to_string(),
             json,
-            out: BufWriter::new(std::io::stdout().lock()),
+            out: super::out::stdout(),
             progress: std::io::stderr().is_terminal(),
             last_progress: Instant::now(),
             duration,
@@ -277,7 +297,7 @@ impl Printer {
 
     fn finish(&mut self) {
         if self.progress {
-            eprint!("\r\x1b[K");
+            err!("\r\x1b[K");
         }
         if let Err(e) = self.out.flush() {
             self.error.get_or_insert(e);
@@ -301,7 +321,7 @@ impl arm_ik::run::Observer for Printer {
                 .duration
                 .map(|d| format!("/{d:.2}"))
                 .unwrap_or_default();
-            eprint!(
+            err!(
                 "\r\x1b[K{} {:6.2}{of} s  targets {}  tracking {:.1} mm  solve p50 {:.0} us",
                 self.name,
                 tick.joint_state.stamp,
@@ -314,23 +334,27 @@ impl arm_ik::run::Observer for Printer {
     }
 
     fn bad_input(&mut self, e: &InputError) {
-        eprintln!("arm_ik {}: {e} (skipped)", self.name);
+        errln!("arm_ik {}: {e} (skipped)", self.name);
     }
 }
 
 fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
     writeln!(
         out,
-        "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({} ticks at {:.1} Hz; {} solver, {} servos)",
-        s.simulated_s, s.wall_s, s.ticks, s.loop_rate_hz, s.solver, s.link
+        "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({}; {} solver; servos: {})",
+        s.simulated_s,
+        s.wall_s,
+        ticks(s),
+        s.solver,
+        link_at_exit(&s.link)
     )?;
     if let Some(p) = &s.path {
         let [x, y, z] = p.center;
         writeln!(
             out,
             "path: figure-eight {:.0} x {:.0} mm centred at ({x:.3}, {y:.3}, {z:.3}) m",
-            p.width * 2e3,
-            p.height * 2e3
+            p.width * 1e3,
+            p.height * 1e3
         )?;
     }
     let t = &s.targets;
@@ -353,6 +377,7 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         0 => writeln!(out)?,
         n => writeln!(out, ", {n} malformed inputs")?,
     }
+    write_servos(out, s)?;
     write_commands(out, s)?;
     if let Some(r) = &s.last_rejection {
         writeln!(out, "last rejection: {}: {}", r.reason.name(), r.why)?;
@@ -364,6 +389,41 @@ fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Resu
         "solve time: p50 {:.0} us, p99 {:.0} us, max {:.0} us ({} solves)",
         st.p50, st.p99, st.max, st.count
     )
+}
+
+/// The link as it was when the run ended: a disconnected link is not
+/// retrying any more.
+fn link_at_exit(link: &str) -> &str {
+    link.split("; retrying in").next().unwrap_or(link)
+}
+
+/// "151 ticks at 50.0 Hz"; the rate only when two ticks measure one.
+fn ticks(s: &RunSummary) -> String {
+    match s.ticks {
+        1 => "1 tick".to_string(),
+        n if s.loop_rate_hz > 0.0 => format!("{n} ticks at {:.1} Hz", s.loop_rate_hz),
+        n => format!("{n} ticks"),
+    }
+}
+
+/// What the servo link carried, when it was down at all.
+fn write_servos(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
+    let d = &s.servos;
+    if !d.connected {
+        return writeln!(
+            out,
+            "servos: never connected in {} ticks; nothing was sent",
+            d.down_ticks
+        );
+    }
+    if d.down_ticks > 0 {
+        writeln!(
+            out,
+            "servos: link down for {} of {} ticks; {} reached targets sent, {} not sent",
+            d.down_ticks, s.ticks, d.sent, d.not_sent
+        )?;
+    }
+    Ok(())
 }
 
 /// The inputs besides targets, when there were any.
@@ -393,6 +453,9 @@ fn write_commands(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
 /// follows after it.
 fn write_tracking(out: &mut impl Write, s: &RunSummary) -> std::io::Result<()> {
     let mm = |e: MeanMax| format!("mean {:.2} mm, max {:.2} mm", e.mean * 1e3, e.max * 1e3);
+    if !s.servos.connected {
+        return writeln!(out, "tracking error: none (nothing was sent to the servos)");
+    }
     match (s.caught_up_s, s.steady_tracking_error_m) {
         (None, _) if s.start_up_tracking_error_m.max == 0.0 => {
             let why = match s.targets.received {

@@ -5,6 +5,7 @@
 //! the same values. Each field is named as the setting (the ROS parameter)
 //! is, so an error about a setting can be shown with its flag.
 
+use super::values;
 use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
 use arm_ik::node::settings::{
@@ -40,21 +41,24 @@ pub struct SolverArgs {
     /// IK solver.
     #[arg(long, default_value_t = SolverSettings::default().solver, value_parser = solver_kind())]
     pub solver: SolverKind,
-    /// Position tolerance (m).
-    #[arg(long = "pos-tol", value_name = "POS_TOL", default_value_t = SolverSettings::default().position_tolerance)]
+    /// Position tolerance (m), above 0 and at most 1e6.
+    #[arg(long = "pos-tol", value_name = "POS_TOL", value_parser = values::positive,
+          default_value_t = SolverSettings::default().position_tolerance)]
     pub position_tolerance: f64,
-    /// Orientation tolerance (rad).
-    #[arg(long = "rot-tol", value_name = "ROT_TOL", default_value_t = SolverSettings::default().orientation_tolerance)]
+    /// Orientation tolerance (rad), above 0 and at most 1e6.
+    #[arg(long = "rot-tol", value_name = "ROT_TOL", value_parser = values::positive,
+          default_value_t = SolverSettings::default().orientation_tolerance)]
     pub orientation_tolerance: f64,
-    /// Wall-clock budget of one solve (ms), jacobian solver.
-    #[arg(long, default_value_t = SolverSettings::default().budget_ms)]
+    /// Wall-clock budget of one solve (ms), jacobian solver; above 0 and at
+    /// most 1e6 (1000 s).
+    #[arg(long, value_parser = values::positive, default_value_t = SolverSettings::default().budget_ms)]
     pub budget_ms: f64,
     /// Iteration cap (jacobian: per attempt; ccd, fabrik: per solve);
     /// default: the solver's own.
     #[arg(long)]
     pub max_iterations: Option<u32>,
     /// CCD greediness in (0, 1].
-    #[arg(long, default_value_t = SolverSettings::default().greediness)]
+    #[arg(long, value_parser = values::fraction, default_value_t = SolverSettings::default().greediness)]
     pub greediness: f64,
     /// CCD: raise greediness to 1 by the last iteration.
     #[arg(long)]
@@ -67,8 +71,8 @@ pub struct SolverArgs {
     #[arg(long, default_value = default_bend(), value_parser = bend, allow_hyphen_values = true)]
     pub bend: Bend,
     /// Analytic: approach pitch (rad) for position-only targets on arms with
-    /// a wrist; default: the solver chooses.
-    #[arg(long, allow_hyphen_values = true)]
+    /// a wrist, at most 1e6 in size; default: the solver chooses.
+    #[arg(long, allow_hyphen_values = true, value_parser = values::finite)]
     pub pitch: Option<f64>,
     /// Lock joints at their seed value: JOINT[,JOINT...] (repeatable).
     #[arg(long, value_name = "JOINT")]
@@ -131,37 +135,41 @@ impl SolverArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct NodeArgs {
-    /// Control rate (Hz).
-    #[arg(long = "rate", value_name = "RATE", default_value_t = MotionSettings::default().rate_hz)]
+    /// Control rate (Hz), above 0 and at most 10000.
+    #[arg(long = "rate", value_name = "RATE", value_parser = values::positive,
+          default_value_t = MotionSettings::default().rate_hz)]
     pub rate_hz: f64,
-    /// Speed limit of every joint (rad/s); default: the URDF's, capped at 2.
-    #[arg(long)]
+    /// Speed limit of every joint (rad/s), above 0 and at most 1e6;
+    /// default: the URDF's, capped at 2.
+    #[arg(long, value_parser = values::positive)]
     pub max_velocity: Option<f64>,
-    /// Acceleration limit of every joint (rad/s^2).
-    #[arg(long, default_value_t = MotionSettings::default().max_acceleration)]
+    /// Acceleration limit of every joint (rad/s^2), above 0 and at most 1e6.
+    #[arg(long, value_parser = values::positive, default_value_t = MotionSettings::default().max_acceleration)]
     pub max_acceleration: f64,
-    /// Follow a best-effort answer only when its position error is below this (m).
-    #[arg(long, default_value_t = MotionSettings::default().max_best_effort_error)]
+    /// Follow a best-effort answer only when its position error is below
+    /// this (m), 0 to 1e6.
+    #[arg(long, value_parser = values::non_negative,
+          default_value_t = MotionSettings::default().max_best_effort_error)]
     pub max_best_effort_error: f64,
     /// Targets stamped further than this from the node clock are rejected
-    /// as stale (s).
-    #[arg(long, default_value_t = MotionSettings::default().max_target_age)]
+    /// as stale (s), above 0 and at most 1e6.
+    #[arg(long, value_parser = values::positive, default_value_t = MotionSettings::default().max_target_age)]
     pub max_target_age: f64,
     /// The gripper joint: auto (the only actuated joint off the chain, if
     /// exactly one), a joint name, or "" for none.
     #[arg(long, default_value = AUTO_GRIPPER)]
     pub gripper_joint: String,
-    /// Gripper position of open_gripper; default: the end of its range
-    /// farther from zero.
-    #[arg(long, allow_hyphen_values = true)]
+    /// Gripper position of open_gripper, within its joint limits; default:
+    /// the end of its range farther from zero.
+    #[arg(long, allow_hyphen_values = true, value_parser = values::finite)]
     pub gripper_open: Option<f64>,
-    /// Gripper position of close_gripper; default: the end of its range
-    /// nearer zero.
-    #[arg(long, allow_hyphen_values = true)]
+    /// Gripper position of close_gripper, within its joint limits;
+    /// default: the end of its range nearer zero.
+    #[arg(long, allow_hyphen_values = true, value_parser = values::finite)]
     pub gripper_closed: Option<f64>,
-    /// Servo load (fraction of its maximum) above which a gripper short of
-    /// its command stalls and holds where it is.
-    #[arg(long, default_value_t = GripperSettings::default().stall_load)]
+    /// Servo load (fraction of its maximum, in (0, 1]) above which a
+    /// gripper short of its command stalls and holds where it is.
+    #[arg(long, value_parser = values::fraction, default_value_t = GripperSettings::default().stall_load)]
     pub gripper_stall_load: f64,
     #[command(flatten)]
     pub jog: JogArgs,
@@ -171,20 +179,25 @@ pub struct NodeArgs {
 /// parameters).
 #[derive(Debug, clap::Args)]
 pub struct JogArgs {
-    /// Jog: top speed of the tip (m/s).
-    #[arg(long, default_value_t = JogSettings::default().linear_speed)]
+    /// Jog: top speed of the tip (m/s), above 0 and at most 1e6.
+    #[arg(long, value_parser = values::positive, default_value_t = JogSettings::default().linear_speed)]
     pub jog_linear_speed: f64,
-    /// Jog: top turning speed of the tip (rad/s).
-    #[arg(long, default_value_t = JogSettings::default().angular_speed)]
+    /// Jog: top turning speed of the tip (rad/s), above 0 and at most 1e6.
+    #[arg(long, value_parser = values::positive, default_value_t = JogSettings::default().angular_speed)]
     pub jog_angular_speed: f64,
-    /// Jog: how fast the tip's speed may change (m/s^2).
-    #[arg(long, default_value_t = JogSettings::default().linear_acceleration)]
+    /// Jog: how fast the tip's speed may change (m/s^2), above 0 and at
+    /// most 1e6.
+    #[arg(long, value_parser = values::positive,
+          default_value_t = JogSettings::default().linear_acceleration)]
     pub jog_linear_acceleration: f64,
-    /// Jog: how fast the tip's turning speed may change (rad/s^2).
-    #[arg(long, default_value_t = JogSettings::default().angular_acceleration)]
+    /// Jog: how fast the tip's turning speed may change (rad/s^2), above 0
+    /// and at most 1e6.
+    #[arg(long, value_parser = values::positive,
+          default_value_t = JogSettings::default().angular_acceleration)]
     pub jog_angular_acceleration: f64,
-    /// Jog: a twist holds this long (s); then the tip slows to a stop.
-    #[arg(long, default_value_t = JogSettings::default().timeout)]
+    /// Jog: a twist holds this long (s), above 0 and at most 1e6; then the
+    /// tip slows to a stop.
+    #[arg(long, value_parser = values::positive, default_value_t = JogSettings::default().timeout)]
     pub jog_timeout: f64,
     /// Frame of twists that name none: tip or base.
     #[arg(long, default_value = JogSettings::default().cmd_vel_frame.name(),

@@ -1,8 +1,8 @@
 //! `arm_ik solve`: one target, one answer.
 
-use super::parse;
 use super::robot::LinkArgs;
 use super::settings_args::SolverArgs;
+use super::{parse, values};
 use arm_ik::ik::{Solver, Target};
 use serde_json::json;
 use std::path::PathBuf;
@@ -17,15 +17,17 @@ pub struct Args {
     links: LinkArgs,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Target position x,y,z in the base frame (m).
+    /// Target position x,y,z in the base frame (m), each at most 1e6 in size.
     #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<3>)]
     position: [f64; 3],
-    /// Target orientation as a quaternion x,y,z,w (omit: position only).
+    /// Target orientation as a quaternion x,y,z,w, each at most 1e6 in size
+    /// (omit: position only).
     #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<4>)]
     orientation: Option<[f64; 4]>,
-    /// Start configuration, one value per joint (default: the middle of the limits).
-    #[arg(long, allow_hyphen_values = true)]
-    seed: Option<String>,
+    /// Start configuration, one value per joint, each at most 1e6 in size
+    /// (default: the middle of the limits).
+    #[arg(long, allow_hyphen_values = true, value_delimiter = ',', value_parser = values::finite)]
+    seed: Option<Vec<f64>>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -35,7 +37,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.links.chain(&a.urdf)?;
     let target = Target::from_xyzw(a.position, a.orientation)?;
     let seed = match &a.seed {
-        Some(s) => parse::number_list(s).map_err(|e| anyhow::anyhow!("--seed: {e}"))?,
+        Some(s) => s.clone(),
         None => chain.mid_configuration(),
     };
     let (config, common) = a.solver.config(&chain)?;
@@ -62,19 +64,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "reason": sol.status.reason().map(|r| r.name()),
             "time_us": elapsed.as_secs_f64() * 1e6,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        println!("{}: {}", solver.kind(), sol.status);
+        outln!("{}: {}", solver.kind(), sol.status)?;
         for (j, q) in chain.joints.iter().zip(&sol.q) {
-            println!("  {:<22} {:>10.6}", j.name, q);
+            outln!("  {:<22} {:>10.6}", j.name, q)?;
         }
-        println!(
+        outln!(
             "position error {:.3e} m, orientation error {:.3e} rad, {} iterations, {:.1} us",
             sol.position_error,
             sol.orientation_error,
             sol.iterations,
             elapsed.as_secs_f64() * 1e6
-        );
+        )?;
     }
     Ok(if sol.status.is_converged() {
         ExitCode::SUCCESS

@@ -83,6 +83,22 @@ pub enum ModelError {
         line: usize,
     },
 
+    /// A joint's offset or limit so large that forward kinematics
+    /// overflows (`1e308`): finite, but no robot's.
+    #[error(
+        "{source_name}: joint '{joint}' has {field} \"{value}\" (line {line}): beyond {max:e} (m or rad), no robot's size, and large enough to overflow forward kinematics into infinity"
+    )]
+    TooLarge {
+        source_name: String,
+        joint: String,
+        /// `origin xyz`, `limit lower` or `limit upper`.
+        field: String,
+        /// The attribute as written.
+        value: String,
+        line: usize,
+        max: f64,
+    },
+
     #[error("{source_name}: unexpanded xacro, not URDF ({sign}): {}", xacro_hint(.file))]
     UnexpandedXacro {
         source_name: String,

@@ -48,8 +48,19 @@ const NUMERIC: &[(&str, &[&str])] = &[
     ("color", &["rgba"]),
 ];
 
+/// The largest joint offset or limit (m or rad): a thousand kilometres,
+/// or a hundred and fifty thousand turns. Beyond it a number is no
+/// robot's, and a few of them (`1e308`) overflow forward kinematics into
+/// infinity: "position error inf m".
+pub(crate) const MAX_JOINT_NUMBER: f64 = 1e6;
+
+/// The joint attributes that place the chain, held to
+/// [`MAX_JOINT_NUMBER`]: (element, attributes).
+const BOUNDED: &[(&str, &[&str])] = &[("origin", &["xyz"]), ("limit", &["lower", "upper"])];
+
 /// The first number written as a non-finite value inside a top-level
-/// `<joint>` or `<link>`, as an error naming it and the attribute.
+/// `<joint>` or `<link>`, or a joint offset or limit beyond
+/// [`MAX_JOINT_NUMBER`], as an error naming it and the attribute.
 pub(crate) fn refuse_non_finite(xml: &str, source: &str) -> Result<(), ModelError> {
     // Element names from <robot> down to the current element.
     let mut path: Vec<&str> = Vec::new();
@@ -71,10 +82,13 @@ pub(crate) fn refuse_non_finite(xml: &str, source: &str) -> Result<(), ModelErro
                     continue;
                 };
                 for (attr, value) in &tag.attrs {
-                    if attrs.contains(attr) && !all_finite(value) {
-                        let mut field = path[2..].join(" ");
-                        field.push(' ');
-                        field.push_str(attr);
+                    if !attrs.contains(attr) {
+                        continue;
+                    }
+                    let mut field = path[2..].join(" ");
+                    field.push(' ');
+                    field.push_str(attr);
+                    if !all_finite(value) {
                         return Err(ModelError::NonFinite {
                             source_name: source.to_owned(),
                             kind,
@@ -82,6 +96,21 @@ pub(crate) fn refuse_non_finite(xml: &str, source: &str) -> Result<(), ModelErro
                             field,
                             value: value.to_string(),
                             line: tag.line,
+                        });
+                    }
+                    // Directly in the <joint>: robot, joint, element.
+                    let placed = path.len() == 3
+                        && BOUNDED
+                            .iter()
+                            .any(|(e, a)| *e == tag.name && a.contains(attr));
+                    if kind == "joint" && placed && !all_within(value, MAX_JOINT_NUMBER) {
+                        return Err(ModelError::TooLarge {
+                            source_name: source.to_owned(),
+                            joint: name.to_owned(),
+                            field,
+                            value: value.to_string(),
+                            line: tag.line,
+                            max: MAX_JOINT_NUMBER,
                         });
                     }
                 }
@@ -105,6 +134,14 @@ fn all_finite(value: &str) -> bool {
     value
         .split_whitespace()
         .all(|t| t.parse::<f64>().map_or(true, f64::is_finite))
+}
+
+/// False when a whitespace-separated token reads as a number larger than
+/// `max` in size.
+fn all_within(value: &str, max: f64) -> bool {
+    value
+        .split_whitespace()
+        .all(|t| t.parse::<f64>().map_or(true, |x| x.abs() <= max))
 }
 
 #[cfg(test)]
@@ -136,6 +173,24 @@ mod tests {
             "<robot><link name=\"l\"><visual><geometry><mesh scale=\"1 NaN 1\"/></geometry></visual></link></robot>",
         );
         assert!(e.contains("visual geometry mesh scale"), "{e}");
+    }
+
+    /// Offsets and limits that overflow forward kinematics are refused;
+    /// the same numbers elsewhere (a link's inertia) are not judged.
+    #[test]
+    fn joint_offsets_and_limits_of_no_robot_are_refused() {
+        let e = err(
+            "<robot>\n<joint name=\"elbow\" type=\"revolute\">\n<origin xyz=\"1e308 0 0\"/></joint></robot>",
+        );
+        assert!(
+            e.contains("joint 'elbow'") && e.contains("origin xyz") && e.contains("line 3"),
+            "{e}"
+        );
+        assert!(e.contains("overflow"), "{e}");
+        let e = err("<robot><joint name=\"j\"><limit lower=\"-2e6\" upper=\"1\"/></joint></robot>");
+        assert!(e.contains("limit lower"), "{e}");
+        let ok = "<robot><link name=\"l\"><inertial><inertia ixx=\"1e9\"/></inertial></link><joint name=\"j\"><origin xyz=\"1000 0 0\"/></joint></robot>";
+        assert!(refuse_non_finite(ok, "r").is_ok());
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod xacro;
 pub use error::ModelError;
 pub use extra::{ExtraJoint, Mimic};
 pub use kinematics::{Frames, Twist};
-pub use urdf::{ChainSelection, RobotTree};
+pub use urdf::{ChainSelection, LinkPose, RobotTree};
 
 use nalgebra::{IsometryMatrix3, Unit, Vector3};
 

@@ -8,6 +8,9 @@ use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use std::collections::HashMap;
 use std::path::Path;
 
+mod links;
+pub use links::LinkPose;
+
 /// Which chain to cut out of a robot: `None` picks the default.
 #[derive(Debug, Clone, Default)]
 pub struct ChainSelection {

@@ -42,6 +42,24 @@ pub enum Command {
     Pose { name: String },
 }
 
+impl Command {
+    /// Every command's `"type"`, as its JSON line names it: what error
+    /// messages list and the stdin table of docs/cli.md documents (a test keeps
+    /// both equal to the variants serde reads).
+    pub const TYPES: &'static [&'static str] = &[
+        "target",
+        "twist",
+        "marker_feedback",
+        "joint_command",
+        "gripper",
+        "open_gripper",
+        "close_gripper",
+        "relax",
+        "enable",
+        "pose",
+    ];
+}
+
 /// A command the core did not take, and exactly why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}: {why}", reason.name())]
@@ -53,6 +71,24 @@ pub struct Refused {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Command::TYPES`] is the list serde reads: the variants its
+    /// unknown-variant error names, in the same order.
+    #[test]
+    fn the_list_of_types_is_every_variant() {
+        let e = serde_json::from_str::<Command>(r#"{"type":"?"}"#)
+            .unwrap_err()
+            .to_string();
+        let listed: Vec<&str> = e
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{e}"))
+            .split(", ")
+            .map(|t| t.trim_matches(|c: char| c == '`' || !c.is_ascii() || c.is_whitespace()))
+            .map(|t| t.split('`').next().unwrap_or(t))
+            .collect();
+        assert_eq!(listed, Command::TYPES, "{e}");
+    }
 
     #[test]
     fn commands_read_from_json_with_their_type() {

@@ -84,7 +84,7 @@ declare_params! {
         base_link: String = String::new(), live: false;
         /// Last link of the chain; empty: the only leaf below the base, or the one leaf the others (a gripper's jaws) hang below.
         tip_link: String = String::new(), live: false;
-        /// IK solver (see the README's Solvers section).
+        /// IK solver (see docs/solvers.md).
         solver: String = solver().solver.name().to_owned(), live: true, allowed: solver_names;
         /// A target counts as reached within this distance (m).
         position_tolerance: f64 = solver().position_tolerance, live: true;

@@ -12,6 +12,7 @@
 //! superseded. All state is fixed-size except the failure lists, which are
 //! capped, so a bag of any length replays in the same memory.
 
+pub mod clock;
 pub mod junit;
 mod limits;
 mod outcome;
@@ -30,7 +31,9 @@ use crate::bag::TargetType;
 use crate::bag::{BagMessage, BagReader};
 use crate::node::{NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;
+use clock::{BagClock, ClockSource};
 use limits::LimitCheck;
+use std::ops::ControlFlow;
 use topics::TargetTopics;
 
 /// Replay settings besides the node's own.
@@ -47,6 +50,10 @@ pub struct ReplayOptions {
     /// Cap on each failure list.
     pub max_listed: usize,
     pub thresholds: Thresholds,
+    /// The clock the node runs on, and (for a recorded `/clock`) the first
+    /// one's offset from its receive time (ns; see [`clock`]).
+    pub clock: ClockSource,
+    pub clock_offset_ns: i64,
 }
 
 impl Default for ReplayOptions {
@@ -57,6 +64,8 @@ impl Default for ReplayOptions {
             settle_s: 10.0,
             max_listed: 1000,
             thresholds: Thresholds::default(),
+            clock: ClockSource::Receive,
+            clock_offset_ns: 0,
         }
     }
 }
@@ -67,8 +76,10 @@ pub struct Replay<S: ServoOutput> {
     core: NodeCore<S>,
     opts: ReplayOptions,
     dt: f64,
-    /// Bag time (ns) of simulated time 0: the first target's log time.
-    t0: Option<u64>,
+    /// Node clock (ns) at simulated time 0: the first target's time on
+    /// the chosen clock, and its receive (log) time.
+    t0: Option<(i64, u64)>,
+    clock: BagClock,
     now: f64,
     next_tick: u64,
     /// The accepted target waiting for its solve: (index, log time).
@@ -91,6 +102,7 @@ impl<S: ServoOutput> Replay<S> {
             dt,
             limits: LimitCheck::new(dt, core.motion().position(), opts.max_listed),
             catch_up: CatchUp::new(opts.thresholds.max_position_error),
+            clock: BagClock::new(opts.clock, opts.clock_offset_ns),
             core,
             opts,
             t0: None,
@@ -115,19 +127,21 @@ impl<S: ServoOutput> Replay<S> {
         &self.report
     }
 
-    /// The bag time (ns) of a simulated time (s).
+    /// The bag time (ns, on the receive clock) of a simulated time (s).
     pub fn log_time(&self, t: f64) -> u64 {
-        self.t0.unwrap_or(0) + (t * 1e9).round() as u64
+        self.t0.map_or(0, |(_, log)| log) + (t * 1e9).round() as u64
     }
 
     /// Feeds every message of `bag`, calling `each` with the count so far
-    /// (for progress). A read error ends the bag: what came before it is
-    /// replayed and the error recorded in the report.
+    /// (for progress); `each` returning `Break` stops the replay there (a
+    /// signal), which the report says ([`Report::stopped`]). A read error
+    /// ends the bag: what came before it is replayed and the error
+    /// recorded in the report.
     pub fn read(
         &mut self,
         bag: &mut BagReader,
         sink: &mut impl TickSink,
-        mut each: impl FnMut(u64, &BagReader),
+        mut each: impl FnMut(u64, &BagReader) -> ControlFlow<()>,
     ) {
         let mut n = 0u64;
         while let Some(item) = bag.next() {
@@ -139,7 +153,10 @@ impl<S: ServoOutput> Replay<S> {
                 }
             }
             n += 1;
-            each(n, bag);
+            if each(n, bag).is_break() {
+                self.report.stopped = true;
+                break;
+            }
         }
     }
 
@@ -158,7 +175,8 @@ impl<S: ServoOutput> Replay<S> {
 
     /// Takes one message from the bag; ticks the core up to its time first.
     pub fn feed(&mut self, msg: &BagMessage, sink: &mut impl TickSink) {
-        let Some(expected) = self.opts.topics.target_type(&msg.topic) else {
+        let clock = self.clock.observe(msg);
+        let Some(expected) = self.opts.topics.target_type(&msg.topic).filter(|_| !clock) else {
             self.report.other_topic_messages += 1;
             return;
         };
@@ -169,15 +187,19 @@ impl<S: ServoOutput> Replay<S> {
             TargetType::Point => self.report.point_messages += 1,
         }
         let log = msg.log_time_ns;
-        let t0 = *self.t0.get_or_insert(log);
+        let stamped = self.opts.topics.decode_stamped(msg, expected);
+        let stamp = stamped.as_ref().map_or(0, |s| s.header.stamp_ns);
+        let node = self.clock.node_ns(log, stamp);
+        let (t0, _) = *self.t0.get_or_insert((node, log));
         // The simulated clock never runs backwards, even if the bag does.
-        let t = (log.saturating_sub(t0) as f64 / 1e9).max(self.now);
+        let t = ((node - t0) as f64 / 1e9).max(self.now);
         self.run_until(t, sink);
         self.now = t;
         if TargetType::from_name(&msg.type_name) == Some(expected) {
             sink.target(msg, expected);
         }
-        match (self.opts.topics).decode(msg, expected, t0, self.opts.position_only) {
+        let position_only = self.opts.position_only;
+        match stamped.map(|s| topics::to_target(s, t0, position_only)) {
             Ok(tm) => self.take(index, log, &tm, t),
             Err((kind, detail)) => {
                 match kind {
@@ -307,6 +329,8 @@ impl<S: ServoOutput> Replay<S> {
         r.simulated_s = self.next_tick.saturating_sub(1) as f64 * self.dt;
         r.wall_s = self.started.elapsed().as_secs_f64();
         r.messages_per_s = r.messages as f64 / r.wall_s.max(1e-9);
+        r.clock = self.clock.source();
+        r.clock_note = self.clock.note(self.core.config().max_target_age);
         r.evaluate();
         self.report
     }

@@ -2,6 +2,7 @@
 //! the start-up move, the failures, and the pass/fail checks made from
 //! them, as JSON (`--report`, `--json`) and as the table `replay` prints.
 
+use super::clock::ClockSource;
 use super::outcome::{CheckName, FailureKind, LimitKind};
 use crate::ik::SolverKind;
 use crate::node::status::{Rejections, RunningStats};
@@ -119,6 +120,14 @@ pub struct Report {
     pub messages_per_s: f64,
     /// Why reading the bag stopped early, if it did.
     pub bag_error: Option<String>,
+    /// Asked to stop (a signal) before the end of the bag: the checks are
+    /// of what was replayed, and the replay fails.
+    pub stopped: bool,
+    /// The clock the node ran on (see [`super::clock`]).
+    pub clock: ClockSource,
+    /// What the receive clock made of the stamps, when they sit a
+    /// constant offset from it (and the option that fits such a bag).
+    pub clock_note: Option<String>,
     pub thresholds: Thresholds,
     pub checks: Vec<Check>,
     pub passed: bool,
@@ -171,6 +180,9 @@ impl Report {
             wall_s: 0.0,
             messages_per_s: 0.0,
             bag_error: None,
+            stopped: false,
+            clock: ClockSource::Receive,
+            clock_note: None,
             thresholds,
             checks: Vec::new(),
             passed: false,
@@ -193,8 +205,15 @@ impl Report {
         let checks = vec![
             check(
                 CheckName::BagRead,
-                self.bag_error.is_none(),
-                (self.bag_error.clone()).unwrap_or_else(|| "read to the end".into()),
+                self.bag_error.is_none() && !self.stopped,
+                match (&self.bag_error, self.stopped) {
+                    (Some(e), _) => e.clone(),
+                    (None, true) => format!(
+                        "stopped before the end, after {} target messages",
+                        self.messages
+                    ),
+                    (None, false) => "read to the end".into(),
+                },
             ),
             check(
                 CheckName::Targets,
@@ -325,6 +344,12 @@ impl Report {
             self.wrong_type,
             self.superseded
         )?;
+        if self.clock != ClockSource::Receive {
+            writeln!(out, "clock: {}", self.clock.name())?;
+        }
+        if let Some(note) = &self.clock_note {
+            writeln!(out, "note: {note}")?;
+        }
         writeln!(out, "{:<20} {:<6} detail", "check", "result")?;
         for c in &self.checks {
             let result = if c.passed { "pass" } else { "FAIL" };

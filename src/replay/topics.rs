@@ -87,23 +87,22 @@ impl TargetTopics {
         t0_ns: u64,
         position_only: bool,
     ) -> Result<TargetMsg, (FailureKind, String)> {
+        let target = self.decode_stamped(msg, expected)?;
+        Ok(to_target(target, t0_ns as i64, position_only))
+    }
+
+    /// The message as it is on the wire (see [`TargetTopics::decode`]).
+    pub fn decode_stamped(
+        &self,
+        msg: &BagMessage,
+        expected: TargetType,
+    ) -> Result<StampedTarget, (FailureKind, String)> {
         if TargetType::from_name(&msg.type_name) != Some(expected) {
             let why = self.wrong_type(&msg.topic, &msg.type_name, expected);
             return Err((FailureKind::WrongType, why));
         }
-        let target = StampedTarget::decode(expected, &msg.data)
-            .map_err(|e| (FailureKind::Malformed, e.to_string()))?;
-        let stamp = if target.header.stamp_ns == 0 {
-            0.0
-        } else {
-            (target.header.stamp_ns - t0_ns as i64) as f64 / 1e9
-        };
-        Ok(TargetMsg {
-            stamp,
-            frame_id: target.header.frame_id,
-            position: target.position,
-            orientation: target.orientation.filter(|_| !position_only),
-        })
+        StampedTarget::decode(expected, &msg.data)
+            .map_err(|e| (FailureKind::Malformed, e.to_string()))
     }
 
     /// An error when a bag that lists its topics has neither target topic,
@@ -121,6 +120,23 @@ impl TargetTopics {
                     .map(|t| (t.name.as_str(), t.type_name.as_str()))
             )
         ))
+    }
+}
+
+/// A target as the node takes it, its stamp on a clock that reads 0 at
+/// `t0_ns` (a zero stamp stays "now"); `position_only` drops a pose's
+/// orientation.
+pub fn to_target(target: StampedTarget, t0_ns: i64, position_only: bool) -> TargetMsg {
+    let stamp = if target.header.stamp_ns == 0 {
+        0.0
+    } else {
+        (target.header.stamp_ns - t0_ns) as f64 / 1e9
+    };
+    TargetMsg {
+        stamp,
+        frame_id: target.header.frame_id,
+        position: target.position,
+        orientation: target.orientation.filter(|_| !position_only),
     }
 }
 

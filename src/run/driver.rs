@@ -4,10 +4,11 @@
 //! sim` and `arm_ik run` are this loop with different sources and
 //! servos; the ROS node runs the same core on its own timer.
 
+use super::delivery::Delivery;
 use super::input::{Input, Poll};
 use super::lines::InputError;
 use super::source::Source;
-use super::summary::{Ending, Parts, RunSummary, Tally};
+use super::summary::{Ending, Parts, PathSummary, RunSummary, Tally};
 use crate::node::{NodeCore, NodeStatus, Tick};
 use crate::replay::CatchUp;
 use crate::servo::ServoOutput;
@@ -75,6 +76,7 @@ pub fn run<S: ServoOutput>(
     let mut input_ended: Option<f64> = None;
     let mut k = 0u64;
     let mut catch_up = CatchUp::new(ARRIVAL_M);
+    let mut delivery = Delivery::default();
     let ended = loop {
         if last_tick.is_some_and(|last| k > last) {
             break Ending::Duration;
@@ -95,6 +97,7 @@ pub fn run<S: ServoOutput>(
         let tick = core.tick(now);
         let st = core.status();
         catch_up.observe(now, st);
+        delivery.observe(st.targets.reached, st.link_ok);
         if observer.tick(&tick, st).is_break() {
             break Ending::OutputClosed;
         }
@@ -105,8 +108,9 @@ pub fn run<S: ServoOutput>(
             break Ending::InputEnded;
         }
     };
+    delivery.finish();
     let path = match source {
-        Source::Path { path, .. } => Some(*path),
+        Source::Path { path, period, .. } => Some(PathSummary::new(path, *period)),
         _ => None,
     };
     RunSummary::new(Parts {
@@ -118,6 +122,7 @@ pub fn run<S: ServoOutput>(
         path,
         ended,
         catch_up: &catch_up,
+        delivery,
     })
 }
 

@@ -51,7 +51,21 @@ pub fn parse_line(line: &str) -> Result<Command, String> {
             }
             target(value).map(Command::Target)
         }
-        Some(_) => Command::deserialize(value).map_err(|e| clip(&e.to_string(), MAX_QUOTE).into()),
+        Some(serde_json::Value::String(t)) if !Command::TYPES.contains(&t.as_str()) => {
+            Err(format!(
+                "unknown command type `{}`; the types are {}",
+                clip(&t, MAX_QUOTE),
+                Command::TYPES.join(", ")
+            ))
+        }
+        Some(serde_json::Value::String(_)) => {
+            Command::deserialize(value).map_err(|e| clip(&e.to_string(), MAX_QUOTE).into())
+        }
+        Some(other) => Err(format!(
+            "\"type\" is a JSON {}, not a string; the types are {}",
+            json_kind(&other),
+            Command::TYPES.join(", ")
+        )),
     }
 }
 
@@ -90,8 +104,9 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// One line read: its number and the command, or what is wrong with it.
-pub type Line = (usize, Result<Command, String>);
+/// One line read: its number and the command (`None` for a blank line:
+/// a tick with no input), or what is wrong with it.
+pub type Line = (usize, Result<Option<Command>, String>);
 
 /// Lines read ahead of the loop. Bounded, so a writer faster than the loop
 /// blocks on the pipe instead of growing memory; also the most the loop
@@ -99,15 +114,16 @@ pub type Line = (usize, Result<Command, String>);
 pub const READ_AHEAD: usize = 1024;
 
 /// Reads and parses `input` on its own thread, so a slow or bursty writer
-/// never holds up a tick and parsing costs the loop nothing. Blank lines
-/// are skipped; the channel closes at the end of the input.
+/// never holds up a tick and parsing costs the loop nothing. A blank line
+/// is `None`: with one line per tick, a tick with no input (a script's
+/// way to wait). The channel closes at the end of the input.
 pub fn spawn_reader(input: impl BufRead + Send + 'static) -> mpsc::Receiver<Line> {
     let (tx, rx) = mpsc::sync_channel::<Line>(READ_AHEAD);
     std::thread::spawn(move || {
         for (i, line) in input.lines().enumerate() {
             let item = match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => parse_line(&l),
+                Ok(l) if l.trim().is_empty() => Ok(None),
+                Ok(l) => parse_line(&l).map(Some),
                 Err(e) => Err(e.to_string()),
             };
             if tx.send((i + 1, item)).is_err() {
@@ -164,5 +180,26 @@ mod tests {
         assert!(e.len() < 1000 && e.contains("bytes cut"), "{}", e.len());
         let e = parse_line(&format!(r#"{{"type":"{long}"}}"#)).unwrap_err();
         assert!(e.len() < 1000, "{}", e.len());
+    }
+
+    /// An unknown type is named (cut when long) and the list of types is
+    /// given whole: it was once cut mid-word ("`gripper`, [... 5 bytes
+    /// cut ...]_gripper`").
+    #[test]
+    fn an_unknown_type_lists_every_type_whole() {
+        for line in [r#"{"type":"open"}"#, r#"{"type":7}"#] {
+            let e = parse_line(line).unwrap_err();
+            let list = e
+                .split("the types are ")
+                .nth(1)
+                .unwrap_or_else(|| panic!("{e}"));
+            assert_eq!(list, Command::TYPES.join(", "), "{e}");
+        }
+        let long = "x".repeat(10_000);
+        let e = parse_line(&format!(r#"{{"type":"{long}"}}"#)).unwrap_err();
+        assert!(
+            e.ends_with(&Command::TYPES.join(", ")) && e.contains("bytes cut"),
+            "{e}"
+        );
     }
 }

@@ -12,6 +12,7 @@
 
 mod bag_source;
 mod build;
+mod delivery;
 pub mod driver;
 mod input;
 pub mod lines;
@@ -23,8 +24,9 @@ pub use build::{
     BuiltNode, BuiltOutput, RunError, Warning, build_node, build_on_port, build_virtual,
     check_output, output,
 };
+pub use delivery::Delivery;
 pub use driver::{Clock, Observer, RunOptions, run};
 pub use input::{Input, Poll};
 pub use lines::{InputError, LINE_FORMAT, parse_line, spawn_reader};
 pub use source::{LineSource, Source};
-pub use summary::{Ending, MeanMax, Micros, Rejection, RunSummary, Steered, Verdict};
+pub use summary::{Ending, MeanMax, Micros, PathSummary, Rejection, RunSummary, Steered, Verdict};

@@ -65,7 +65,11 @@ impl LineSource {
             };
             taken += 1;
             match item {
-                (_, Ok(cmd)) => {
+                // A blank line: one tick without input in lockstep, nothing
+                // on the wall clock (time passes there anyway).
+                (_, Ok(None)) if self.lockstep => return Poll::More,
+                (_, Ok(None)) => {}
+                (_, Ok(Some(cmd))) => {
                     take(Input::Command(cmd));
                     if self.lockstep {
                         return Poll::More;

@@ -2,6 +2,7 @@
 //! and a verdict a front-end turns into its exit code. `Serialize`, so the
 //! JSON a script reads is this struct, field for field.
 
+use super::delivery::Delivery;
 use crate::ik::SolverKind;
 use crate::node::status::CommandCounters;
 use crate::node::status::RunningStats;
@@ -35,6 +36,11 @@ pub enum Verdict {
     NothingReached,
     /// Every input was malformed: nothing the node could take.
     AllInputMalformed,
+    /// The servo link never came up (a port that cannot be opened, servos
+    /// that never answered): nothing moved.
+    ServosUnreachable,
+    /// Some reached targets never went to the servos: the link was down.
+    NotSent,
 }
 
 /// Microseconds: the solve and tick times as people read them.
@@ -89,6 +95,36 @@ pub struct Steered {
     pub refused: u64,
 }
 
+/// The built-in figure-eight as a person measures it: full width and
+/// height (m), where [`FigureEight`] keeps the half sizes its formula
+/// uses; the text summary's "160 x 80 mm" is these.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PathSummary {
+    /// Metres, base frame.
+    pub center: [f64; 3],
+    /// Full extent along `u` and along `v` (m).
+    pub width: f64,
+    pub height: f64,
+    /// Unit directions of the plane in the base frame.
+    pub u: [f64; 3],
+    pub v: [f64; 3],
+    /// One loop (s).
+    pub period_s: f64,
+}
+
+impl PathSummary {
+    pub fn new(path: &FigureEight, period_s: f64) -> PathSummary {
+        PathSummary {
+            center: path.center,
+            width: 2.0 * path.width,
+            height: 2.0 * path.height,
+            u: path.u,
+            v: path.v,
+            period_s,
+        }
+    }
+}
+
 /// What the loop counted besides the node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -115,6 +151,9 @@ pub struct RunSummary {
     /// Joint commands, gripper commands, relax and enable, named poses.
     pub commands: CommandCounters,
     pub steered: Steered,
+    /// What the servo link carried: `targets.reached` counts only the
+    /// targets it sent (see [`Delivery`]).
+    pub servos: Delivery,
     /// Inputs that were not commands (lines, bag messages).
     pub malformed_lines: u64,
     /// Most inputs taken in one tick; `None` for the built-in path, whose
@@ -135,7 +174,7 @@ pub struct RunSummary {
     pub tick_time_us: Micros,
     pub last_rejection: Option<Rejection>,
     /// The built-in path followed, when it was the input.
-    pub path: Option<FigureEight>,
+    pub path: Option<PathSummary>,
     pub ended: Ending,
     pub verdict: Verdict,
 }
@@ -147,15 +186,21 @@ pub(super) struct Parts<'a> {
     pub simulated_s: f64,
     pub wall_s: f64,
     pub streams: bool,
-    pub path: Option<FigureEight>,
+    pub path: Option<PathSummary>,
     pub ended: Ending,
     pub catch_up: &'a CatchUp,
+    pub delivery: Delivery,
 }
 
 impl RunSummary {
     pub(super) fn new(p: Parts<'_>) -> RunSummary {
         let s = p.status;
         let c = p.catch_up;
+        let d = p.delivery;
+        // Reached means the servos took it.
+        let mut targets = s.targets;
+        targets.reached = d.sent;
+        targets.best_effort = targets.best_effort.min(d.sent);
         RunSummary {
             simulated_s: p.simulated_s,
             wall_s: p.wall_s,
@@ -164,13 +209,14 @@ impl RunSummary {
             ticks_per_wall_s: s.ticks as f64 / p.wall_s.max(1e-9),
             solver: s.solver,
             link: s.link.clone(),
-            targets: s.targets,
+            targets,
             commands: s.commands,
             steered: Steered {
                 twists: s.steering.twists,
                 marker_feedback: s.steering.marker_feedback,
                 refused: s.steering.refused,
             },
+            servos: d,
             malformed_lines: p.tally.malformed,
             max_targets_per_tick: p.streams.then_some(p.tally.max_per_tick),
             tracking_error_m: s.tracking.into(),
@@ -185,16 +231,20 @@ impl RunSummary {
             }),
             path: p.path,
             ended: p.ended,
-            verdict: verdict(&s.targets, &p.tally),
+            verdict: verdict(&targets, &p.tally, &d),
         }
     }
 }
 
-fn verdict(t: &TargetCounters, tally: &Tally) -> Verdict {
+fn verdict(t: &TargetCounters, tally: &Tally, d: &Delivery) -> Verdict {
     if tally.inputs > 0 && tally.malformed == tally.inputs {
         Verdict::AllInputMalformed
+    } else if !d.connected {
+        Verdict::ServosUnreachable
     } else if t.received > 0 && t.reached == 0 {
         Verdict::NothingReached
+    } else if d.not_sent > 0 {
+        Verdict::NotSent
     } else {
         Verdict::Ok
     }
@@ -208,16 +258,24 @@ mod tests {
     fn a_run_that_reached_nothing_or_took_nothing_says_so() {
         let mut t = TargetCounters::default();
         let mut tally = Tally::default();
-        assert_eq!(verdict(&t, &tally), Verdict::Ok);
+        let mut up = Delivery::default();
+        up.observe(0, true);
+        assert_eq!(verdict(&t, &tally, &up), Verdict::Ok);
         t.received = 10;
         t.unreachable = 10;
-        assert_eq!(verdict(&t, &tally), Verdict::NothingReached);
+        assert_eq!(verdict(&t, &tally, &up), Verdict::NothingReached);
         t.reached = 1;
-        assert_eq!(verdict(&t, &tally), Verdict::Ok);
+        assert_eq!(verdict(&t, &tally, &up), Verdict::Ok);
+        let mut lost = up;
+        lost.observe(2, false);
+        lost.finish();
+        assert_eq!(verdict(&t, &tally, &lost), Verdict::NotSent);
+        let never = Delivery::default();
+        assert_eq!(verdict(&t, &tally, &never), Verdict::ServosUnreachable);
         tally.inputs = 3;
         tally.malformed = 3;
         assert_eq!(
-            verdict(&TargetCounters::default(), &tally),
+            verdict(&TargetCounters::default(), &tally, &up),
             Verdict::AllInputMalformed
         );
     }

@@ -2,6 +2,7 @@
 
 usage: write_bag.py OUT_DIR STORAGE(mcap|sqlite3) ENDIAN(le|be) TYPE(pose|point) COUNT
                     [COMPRESSION(none|file|message) [VERSION(8|9) [SPLIT(1|2)]]]
+                    [stamp_offset=SECONDS] [clock=1]
 
 Targets: message k at log time 1.7e18 + k * 20 ms, header stamp = log time,
 frame base_link, position (0.2, 0.001 k, 0.15), orientation (0, 0, 0, 1)
@@ -12,6 +13,12 @@ has to pick its topics. COMPRESSION is what `ros2 bag record
 writes the messages into two storage files, OUT_0 and OUT_1, with one
 metadata.yaml listing both, as rosbag2 splits a recording. Prints the
 values written as JSON on stdout.
+
+stamp_offset=S writes what `ros2 bag record` makes of a bag played back
+with `ros2 bag play --clock`: receive (log) times S seconds after the
+header stamps, which keep the original recording's clock. clock=1 also
+writes /clock (rosgraph_msgs/msg/Clock) at 40 Hz, as `ros2 bag play
+--clock` publishes it: the original clock, received at its log time + S.
 """
 import copy
 import json
@@ -28,12 +35,13 @@ STORE = get_typestore(Stores.ROS2_HUMBLE)
 T = STORE.types
 
 
-def target(kind: str, k: int) -> tuple[int, object, list[float]]:
+def stamp(t: int) -> object:
+    return T['builtin_interfaces/msg/Time'](sec=t // 10**9, nanosec=t % 10**9)
+
+
+def target(kind: str, k: int, offset: int = 0) -> tuple[int, object, list[float]]:
     t = 1_700_000_000_000_000_000 + k * 20_000_000
-    header = T['std_msgs/msg/Header'](
-        stamp=T['builtin_interfaces/msg/Time'](sec=t // 10**9, nanosec=t % 10**9),
-        frame_id='base_link',
-    )
+    header = T['std_msgs/msg/Header'](stamp=stamp(t - offset), frame_id='base_link')
     p = T['geometry_msgs/msg/Point'](x=0.2, y=0.001 * k, z=0.15)
     if kind == 'pose':
         q = T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.0, w=1.0)
@@ -45,7 +53,7 @@ def target(kind: str, k: int) -> tuple[int, object, list[float]]:
 
 
 def write(out: Path, storage: str, little: bool, kind: str, ks: range, compression: str,
-          version: int) -> list[dict]:
+          version: int, offset: int = 0, clock: bool = False) -> list[dict]:
     typename = f'geometry_msgs/msg/{"PoseStamped" if kind == "pose" else "PointStamped"}'
     topic = '/target_pose' if kind == 'pose' else '/target_point'
     plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
@@ -57,8 +65,19 @@ def write(out: Path, storage: str, little: bool, kind: str, ks: range, compressi
     with w:
         conn = w.add_connection(topic, typename, typestore=STORE)
         other = w.add_connection('/other', 'std_msgs/msg/String', typestore=STORE)
+        clock_type = 'rosgraph_msgs/msg/Clock'
+        ticks = w.add_connection('/clock', clock_type, typestore=STORE) if clock else None
+        next_clock = None
         for k in ks:
-            t, msg, position = target(kind, k)
+            t, msg, position = target(kind, k, offset)
+            if ticks is not None:
+                # /clock at 40 Hz up to this target, the first one before it.
+                next_clock = t - 25_000_000 if next_clock is None else next_clock
+                while next_clock <= t:
+                    c = T[clock_type](clock=stamp(next_clock - offset))
+                    w.write(ticks, next_clock, bytes(STORE.serialize_cdr(
+                        c, clock_type, little_endian=little)))
+                    next_clock += 25_000_000
             w.write(conn, t, bytes(STORE.serialize_cdr(msg, typename, little_endian=little)))
             written.append({'t': t, 'position': position})
             if k % 10 == 0:
@@ -100,13 +119,18 @@ def merge_split(out: Path, parts: list[Path]) -> None:
 
 
 def main() -> None:
-    out, storage, endian, kind, count = sys.argv[1:6]
-    compression = sys.argv[6] if len(sys.argv) > 6 else 'none'
-    version = int(sys.argv[7]) if len(sys.argv) > 7 else 8
-    split = int(sys.argv[8]) if len(sys.argv) > 8 else 1
+    args = [a for a in sys.argv[1:] if '=' not in a]
+    opts = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)
+    out, storage, endian, kind, count = args[0:5]
+    compression = args[5] if len(args) > 5 else 'none'
+    version = int(args[6]) if len(args) > 6 else 8
+    split = int(args[7]) if len(args) > 7 else 1
+    offset = int(float(opts.get('stamp_offset', '0')) * 10**9)
+    clock = opts.get('clock') == '1'
     out, count, little = Path(out), int(count), endian == 'le'
     if split == 1:
-        written = write(out, storage, little, kind, range(count), compression, version)
+        written = write(out, storage, little, kind, range(count), compression, version,
+                        offset, clock)
     else:
         written = []
         with tempfile.TemporaryDirectory() as tmp:

@@ -32,7 +32,23 @@ LOCK_DIR = os.path.join("/tmp", "arm_ik_ros_domains")
 
 
 def node_binary():
-    return os.environ.get("ARM_IK_NODE", os.path.join(ROOT, "target", "release", "ik_node"))
+    """ik_node where cargo built it: ARM_IK_NODE when set, else the release
+    folder of `cargo metadata`'s target directory (CARGO_TARGET_DIR or a
+    .cargo/config setting moves it away from the checkout's target/)."""
+    if "ARM_IK_NODE" in os.environ:
+        return os.environ["ARM_IK_NODE"]
+    return os.path.join(_target_dir(), "release", "ik_node")
+
+
+_TARGET_DIR = []
+
+
+def _target_dir():
+    if not _TARGET_DIR:
+        out = subprocess.run([os.path.join(ROOT, "scripts", "target-dir")],
+                             check=True, capture_output=True, text=True).stdout
+        _TARGET_DIR.append(out.strip())
+    return _TARGET_DIR[0]
 
 
 def wait_until(check, what, timeout=TIMEOUT, interval=0.01):

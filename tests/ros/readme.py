@@ -1,11 +1,11 @@
-"""The README's interface tables (Topics, Services, Parameters), so the
-suite checks that what the README promises is what ik_node has."""
+"""The interface tables of docs/ros.md (Topics, Services, Parameters), so
+the suite checks that what the documentation promises is what ik_node has."""
 import os
 
 from harness import ROOT
 
 
-def table(heading, path=os.path.join(ROOT, "README.md"), nth=0):
+def table(heading, path=os.path.join(ROOT, "docs", "ros.md"), nth=0):
     """The body rows (lists of cell texts) of the `nth` table after the
     line `heading`, before the next heading."""
     with open(path) as f:

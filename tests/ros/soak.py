@@ -19,8 +19,8 @@ Reported, once a second to stderr and at the end:
   the last target sent must be the one the node ends on (its ~/markers
   sphere); exit 1 otherwise. Targets the node never saw are counted, not
   failed: at 1 kHz against a 50 Hz loop all but the latest before each
-  tick are superseded anyway, and a loaded machine loses some (see the
-  README's soak notes).
+  tick are superseded anyway, and a loaded machine loses some (see
+  docs/benchmarks.md's soak notes).
 """
 import argparse
 import json

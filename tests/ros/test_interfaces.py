@@ -1,4 +1,4 @@
-"""What ik_node offers on the ROS graph is what the README's Topics and
+"""What ik_node offers on the ROS graph is what docs/ros.md's Topics and
 Services tables say (names, types, directions); and what it publishes
 (joint_states, /diagnostics, ~/markers) carries what they say."""
 import re
@@ -19,7 +19,7 @@ JOINTS = ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll", "gripper
 
 
 def resolve(name):
-    """A README name (`~/x`, `x` or `/x`) as ik_node's graph shows it."""
+    """A documented name (`~/x`, `x` or `/x`) as ik_node's graph shows it."""
     if name.startswith("~/"):
         return "/ik_node/" + name[2:]
     return name if name.startswith("/") else "/" + name
@@ -42,10 +42,10 @@ def test_the_graph_has_every_topic_and_service_of_the_readme(start_arm):
     arm.node.wait_log("waiting for the robot_description topic")
     node = arm.peer.node
     expected = {"in": {}, "out": {}}
-    for name, types, direction, _ in table("### Topics"):
+    for name, types, direction, _ in table("## Topics"):
         expected[direction][resolve(names_in(name)[0])] = types.split("`")[1]
     services = {}
-    for cell, _ in table("### Services") + table("### Services", nth=1):
+    for cell, _ in table("## Services") + table("## Services", nth=1):
         typ = re.search(r"\(`([^`]+/srv/[^`]+)`\)", cell)
         for n in names_in(cell):
             if n.endswith("/<name>"):
@@ -66,9 +66,9 @@ def test_the_graph_has_every_topic_and_service_of_the_readme(start_arm):
             and all(s in srvs for s in services)
         return have and (subs, pubs, srvs)
     try:
-        subs, pubs, srvs = wait_until(graph, "every README topic and service on ik_node's graph")
+        subs, pubs, srvs = wait_until(graph, "every documented topic and service on ik_node's graph")
     except AssertionError:
-        raise AssertionError("ik_node has subscriptions %s, publishers %s, services %s; README: %s %s"
+        raise AssertionError("ik_node has subscriptions %s, publishers %s, services %s; docs/ros.md: %s %s"
                              % (node.get_subscriber_names_and_types_by_node("ik_node", "/"),
                                 node.get_publisher_names_and_types_by_node("ik_node", "/"),
                                 node.get_service_names_and_types_by_node("ik_node", "/"), expected, services))

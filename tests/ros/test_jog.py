@@ -74,7 +74,7 @@ def test_target_twist_in_the_tool_frame_turns_the_tip_about_its_own_axis(arm):
 def test_cmd_vel_moves_the_tip_along_the_tool_x_axis_by_default(arm):
     """Forward along the tool's x axis, as a hand-held tool moves: each
     tick's step is along the x axis the tool had then (the 5-joint arm's
-    orientation may follow the motion a little, README "Jog the tip")."""
+    orientation may follow the motion a little, docs/operate.md "Jog the tip")."""
     start = at_home(arm)
     first, last = jog(arm, "/ik_node/cmd_vel", lambda: twist((SPEED, 0, 0)))
     poses = [arm.tip(m) for m in arm.joints.messages[first:last]]

@@ -50,7 +50,7 @@ def drag_and_check(arm, client, control, poses, turned=False):
     """Drags `control` through `poses`; checks that the tip follows during
     the drag and ends at the release position (and orientation, when the
     drag `turned` the marker: moved but not turned, the 5-joint arm takes
-    the orientation of least joint motion, README "Drag the tip in RViz"),
+    the orientation of least joint motion, docs/operate.md "Drag the tip in RViz"),
     that the client never had to reset, and that what it shows ends at the
     tip without jumping back to where the tip was during the drag."""
     start = arm.tip()

@@ -1,4 +1,4 @@
-"""Operating the arm beyond targets (README "Operate the arm"): the gripper
+"""Operating the arm beyond targets (docs/operate.md): the gripper
 topic and services, joint commands, relax / enable, home and the named
 poses, each checked in /joint_states."""
 import yaml

@@ -1,5 +1,5 @@
 """Parameters through the standard services `ros2 param` uses
-(list/describe/get/set_parameters): every parameter of the README's table
+(list/describe/get/set_parameters): every parameter of docs/ros.md's table
 is declared with its type and a description, start values are read back, a
 live change takes effect on the arm, and a bad value or a parameter fixed
 at start is refused with the reason while the old value stays."""
@@ -21,16 +21,16 @@ def set_one(arm, name, v):
     return arm.set_parameter(name, v)
 
 
-def test_every_parameter_of_the_readme_is_declared_with_its_type_and_a_description(arm):
-    rows = table("### Parameters")
+def test_every_documented_parameter_is_declared_with_its_type_and_a_description(arm):
+    rows = table("## Parameters")
     documented = {r[0].strip("`"): r[1] for r in rows}
     assert len(documented) > 30, documented
     listed = arm.peer.call(ListParameters, "/ik_node/list_parameters").result.names
     missing = set(documented) - set(listed)
-    assert not missing, "in the README, not declared by ik_node: %s" % sorted(missing)
+    assert not missing, "in docs/ros.md, not declared by ik_node: %s" % sorted(missing)
     req = DescribeParameters.Request(names=list(documented))
     for d in arm.peer.call(DescribeParameters, "/ik_node/describe_parameters", req).descriptors:
-        assert d.type == TYPES[documented[d.name]], "%s: type %d, README says %s" % (d.name, d.type, documented[d.name])
+        assert d.type == TYPES[documented[d.name]], "%s: type %d, docs/ros.md says %s" % (d.name, d.type, documented[d.name])
         assert d.description.strip(), "%s has no description" % d.name
 
 

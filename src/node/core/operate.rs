@@ -197,7 +197,9 @@ impl<S: ServoOutput> NodeCore<S> {
         self.moving_allowed()?;
         let Some(pose) = self.poses.get(name) else {
             let why = if self.poses.is_empty() {
-                format!("no pose '{name}': no poses file was given (poses_file)")
+                format!(
+                    "no pose '{name}': no poses file was given (ik_node's poses_file parameter, arm_ik run's --poses)"
+                )
             } else {
                 let names: Vec<&str> = self.poses.names().collect();
                 format!("no pose '{name}' (the poses are {})", names.join(", "))

@@ -19,7 +19,7 @@ pub enum ParamType {
 }
 
 impl ParamType {
-    /// As ROS names it (`ros2 param describe`, the README's table).
+    /// As ROS names it (`ros2 param describe`, the table in docs/ros.md).
     pub fn name(self) -> &'static str {
         match self {
             ParamType::Bool => "bool",

@@ -68,7 +68,7 @@ impl NodeConfig {
     pub fn axis_limits(&self, chain: &Chain) -> Result<Vec<AxisLimits>, SettingError> {
         let n = chain.dof();
         let actuated = chain.extras.iter().filter(|e| e.actuated()).count();
-        positive("rate_hz", self.rate_hz)?;
+        super::MotionSettings::check_rate(self.rate_hz)?;
         positive("velocity_cap", self.velocity_cap)?;
         positive("default_acceleration", self.default_acceleration)?;
         positive("max_target_age", self.max_target_age)?;

@@ -62,23 +62,42 @@ impl SettingError {
     }
 }
 
-/// `x` when it is finite and above zero: the rule of every setting that
-/// is a rate, a time, a tolerance or a limit (the CLI's numeric flags use
-/// it too, so a flag and a parameter refuse the same values).
-pub fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
+/// The largest size of a number without a range of its own (a time, a
+/// speed, a tolerance, a coordinate): far beyond any arm or any run, and
+/// far from where arithmetic on it overflows (a rate of 1e300 Hz once made
+/// a run endless, a budget of 1e300 ms could not become a duration). The
+/// CLI's numeric flags have the same bound.
+pub const MAX_MAGNITUDE: f64 = 1e6;
+
+/// A number as an error shows it: `1e300`, not three hundred digits.
+pub fn shown(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
     } else {
-        Err(SettingError::new(name, x, "must be a positive number"))
+        format!("{x}")
     }
 }
 
-/// `x` when it is finite and not below zero.
-pub fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
-    if x.is_finite() && x >= 0.0 {
+/// `x` when it is finite, above zero and at most [`MAX_MAGNITUDE`]: the
+/// rule of every setting that is a rate, a time, a tolerance or a limit
+/// (the CLI's numeric flags use it too, so a flag and a parameter refuse
+/// the same values).
+pub fn positive(name: &'static str, x: f64) -> Result<f64, SettingError> {
+    if x.is_finite() && x > 0.0 && x <= MAX_MAGNITUDE {
         Ok(x)
     } else {
-        Err(SettingError::new(name, x, "must be 0 or a positive number"))
+        let why = format!("must be a positive number, at most {MAX_MAGNITUDE:e}");
+        Err(SettingError::new(name, shown(x), why))
+    }
+}
+
+/// `x` when it is finite, not below zero and at most [`MAX_MAGNITUDE`].
+pub fn non_negative(name: &'static str, x: f64) -> Result<f64, SettingError> {
+    if (0.0..=MAX_MAGNITUDE).contains(&x) {
+        Ok(x)
+    } else {
+        let why = format!("must be 0 or a positive number, at most {MAX_MAGNITUDE:e}");
+        Err(SettingError::new(name, shown(x), why))
     }
 }
 
@@ -128,11 +147,16 @@ mod tests {
     #[test]
     fn errors_name_the_setting_and_the_value_in_either_spelling() {
         let e = positive("budget_ms", 0.0).unwrap_err();
-        assert_eq!(e.to_string(), "budget_ms = 0: must be a positive number");
+        assert_eq!(
+            e.to_string(),
+            "budget_ms = 0: must be a positive number, at most 1e6"
+        );
         assert_eq!(
             e.spelled("--budget-ms"),
-            "--budget-ms 0: must be a positive number"
+            "--budget-ms 0: must be a positive number, at most 1e6"
         );
+        assert!(positive("x", 1e300).is_err());
+        assert!(non_negative("x", 2e6).is_err());
         assert!(positive("x", f64::NAN).is_err());
         assert!(positive("x", f64::INFINITY).is_err());
         assert_eq!(non_negative("x", 0.0), Ok(0.0));

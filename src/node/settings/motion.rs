@@ -35,9 +35,24 @@ impl Default for MotionSettings {
 }
 
 impl MotionSettings {
+    /// The fastest control rate (Hz): a tick of 0.1 ms is already far
+    /// shorter than a servo frame or a solve; above it a typo (`1e300`)
+    /// would make a run of any length endless.
+    pub const MAX_RATE_HZ: f64 = 10_000.0;
+
+    /// A control rate above 0 and at most [`Self::MAX_RATE_HZ`].
+    pub fn check_rate(rate_hz: f64) -> Result<f64, SettingError> {
+        positive("rate_hz", rate_hz)?;
+        if rate_hz > Self::MAX_RATE_HZ {
+            let why = format!("must be at most {} Hz", Self::MAX_RATE_HZ);
+            return Err(SettingError::new("rate_hz", super::shown(rate_hz), why));
+        }
+        Ok(rate_hz)
+    }
+
     /// Checks every value.
     pub fn validate(&self) -> Result<(), SettingError> {
-        positive("rate_hz", self.rate_hz)?;
+        MotionSettings::check_rate(self.rate_hz)?;
         if let Some(v) = self.max_velocity {
             positive("max_velocity", v).map_err(|e| SettingError {
                 why: format!(
