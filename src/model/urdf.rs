@@ -3,10 +3,11 @@
 //! `urdf-rs` does the XML; this module checks what it does not (finite
 //! numbers, non-zero axes, tree shape) and reports problems by name.
 
-use super::{Chain, Joint, JointKind, Limits, ModelError, Transform, finite, xacro};
+use super::{Chain, Joint, JointKind, Limits, ModelError, RobotBody, Transform, finite, xacro};
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Which chain to cut out of a robot: `None` picks the default.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +37,8 @@ pub struct RobotTree {
     /// For each link, the joints whose parent it is.
     child_joints: HashMap<String, Vec<usize>>,
     pub root: String,
+    /// Every link with its collision shapes (see [`RobotBody`]).
+    pub body: Arc<RobotBody>,
 }
 
 impl RobotTree {
@@ -81,7 +84,11 @@ impl RobotTree {
         }
         finite::refuse_non_finite(xml, source)?;
         let robot = urdf_rs::read_from_string(xml).map_err(|e| not_urdf(e.to_string()))?;
-        Self::from_robot(robot, source)
+        let mut tree = Self::from_robot(robot, source)?;
+        if let Some(folder) = file.and_then(Path::parent) {
+            Arc::make_mut(&mut tree.body).folder = Some(folder.to_path_buf());
+        }
+        Ok(tree)
     }
 
     fn from_robot(robot: urdf_rs::Robot, source: &str) -> Result<RobotTree, ModelError> {
@@ -133,8 +140,10 @@ impl RobotTree {
                 roots,
             });
         }
+        let body = Arc::new(RobotBody::from_urdf(&robot, &roots[0]));
         Ok(RobotTree {
             source: src(),
+            body,
             name: robot.name,
             links,
             joints: robot.joints,
@@ -258,6 +267,7 @@ impl RobotTree {
             joints,
             tip_offset: pending,
             extras: super::extra::extra_joints(&self.joints, &names, &self.source)?,
+            body: self.body.clone(),
         })
     }
 

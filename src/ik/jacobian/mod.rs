@@ -22,7 +22,7 @@ mod restarts;
 
 pub use options::{Closest, JacobianOptions};
 
-use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
+use super::{Admissible, Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
 use descent::{Attempt, Descent, Patience, Toward};
@@ -153,6 +153,18 @@ impl JacobianSolver {
     }
 
     pub fn solve(&mut self, target: &Target, seed: &[f64]) -> Solution {
+        self.solve_with(target, seed, None)
+    }
+
+    /// [`JacobianSolver::solve`] where a solution must also be admitted by
+    /// `check` (clear of collisions): a converged attempt it refuses is
+    /// one more failed attempt, and the search restarts within the budget.
+    pub fn solve_with(
+        &mut self,
+        target: &Target,
+        seed: &[f64],
+        mut check: Option<&mut dyn Admissible>,
+    ) -> Solution {
         let started = Instant::now();
         let JacobianSolver {
             setup,
@@ -177,7 +189,15 @@ impl JacobianSolver {
                 pull: search.pull(),
                 cutoff: search.nearest.distance,
             });
-            let attempt = descent.run(ws);
+            let mut attempt = descent.run(ws);
+            if let Some(c) = check.as_deref_mut()
+                && !c.admits(&ws.q)
+            {
+                // Refused: neither a solution nor a best effort to keep.
+                search.refused += 1;
+                attempt.converged = false;
+                attempt.cost = f64::INFINITY;
+            }
             if search.done(setup, &descent, ws, seed, attempt) {
                 break;
             }
@@ -198,7 +218,9 @@ impl JacobianSolver {
                 iterations: search.iterations,
                 // Beyond reach is the reason whatever ended the search: no
                 // amount of time would have reached the target.
-                why_not: if search.out_of_reach {
+                why_not: if search.refused > 0 && search.best_cost.is_infinite() {
+                    Reason::Inadmissible
+                } else if search.out_of_reach {
                     Reason::OutOfReach
                 } else {
                     search.why_not
@@ -262,6 +284,8 @@ struct Search {
     nearest: Nearest,
     /// Attempts so far.
     attempts: u32,
+    /// Attempts whose end the caller's check refused.
+    refused: u32,
 }
 
 impl Search {
@@ -283,6 +307,7 @@ impl Search {
             why_not: Reason::IterationCap,
             nearest: Nearest::new(),
             attempts: 0,
+            refused: 0,
         }
     }
 

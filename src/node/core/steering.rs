@@ -70,8 +70,15 @@ impl<S: ServoOutput> NodeCore<S> {
         // The arm's axes follow the steering; the others (a gripper) keep
         // their own goals.
         self.goal[..goal.len()].copy_from_slice(goal);
-        self.motion.track(&self.goal);
         st.holding = false;
+        let goal = self.goal.clone();
+        if self.guarded(|m| m.track(&goal)) {
+            // Stopped at the margin: the jog halts there (a twist pushing
+            // on stays halted, one backing out moves), a drag holds.
+            let chain = self.solver.chain();
+            self.steering
+                .blocked(chain, self.motion.goal(), &mut self.status.steering);
+        }
         if let Some(t) = self.steering.target() {
             self.active = Some(t.clone());
             self.last_solved = Some(t.clone());
@@ -94,6 +101,12 @@ impl<S: ServoOutput> NodeCore<S> {
     /// A line for the front-end to log once (the node says some things
     /// once rather than every tick).
     pub fn take_notice(&mut self) -> Option<String> {
+        if !self.notices.is_empty() {
+            return Some(self.notices.remove(0));
+        }
+        if let Some(n) = self.guard.as_mut().and_then(|g| g.take_notice()) {
+            return Some(n);
+        }
         self.steering.take_notice()
     }
 }
