@@ -293,11 +293,13 @@ impl World {
     fn pair_distance(&self, i: u32, j: u32, upto: f64) -> Option<f64> {
         let (a, b) = (&self.items[i as usize], &self.items[j as usize]);
         let pos12 = self.poses[i as usize].inv_mul(&self.poses[j as usize]);
+        // GJK's search bound must not be negative: overlaps are found by
+        // EPA, past it; the caller compares the depth.
         contact_support_map_support_map(
             &pos12,
             a.part.solid.support(),
             b.part.solid.support(),
-            upto.min(FAR),
+            upto.clamp(0.0, FAR),
         )
         .map(|c| c.dist)
     }
@@ -391,7 +393,10 @@ impl World {
         for &(i, j) in &self.pairs {
             let (a, b) = self.owners(i, Some(j));
             let needed = clearance + extra(a) + extra(b);
-            if box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) >= needed {
+            // Overlapping boxes bound nothing below: the solids may
+            // overlap by more than `needed` allows.
+            let gap = box_gap(&self.boxes[i as usize], &self.boxes[j as usize]);
+            if gap > 0.0 && gap >= needed {
                 continue;
             }
             if let Some(d) = self.pair_distance(i, j, needed)

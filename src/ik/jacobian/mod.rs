@@ -194,7 +194,9 @@ impl JacobianSolver {
                 && !c.admits(&ws.q)
             {
                 // Refused: neither a solution nor a best effort to keep.
-                search.refused += 1;
+                if attempt.converged {
+                    search.refused += 1;
+                }
                 attempt.converged = false;
                 attempt.cost = f64::INFINITY;
             }
@@ -218,7 +220,9 @@ impl JacobianSolver {
                 iterations: search.iterations,
                 // Beyond reach is the reason whatever ended the search: no
                 // amount of time would have reached the target.
-                why_not: if search.refused > 0 && search.best_cost.is_infinite() {
+                // A target reached only in collision is refused as such,
+                // not answered with a stalled attempt elsewhere.
+                why_not: if search.refused > 0 {
                     Reason::Inadmissible
                 } else if search.out_of_reach {
                     Reason::OutOfReach
