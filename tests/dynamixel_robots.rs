@@ -146,9 +146,6 @@ fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
         servo_config: config.display().to_string(),
         port: link.display().to_string(),
         protocol: "dynamixel".into(),
-        // The stand-in URDF has no collision geometry: its capsules (and
-        // the floor at its base's origin) say nothing about the real arm.
-        collision_check: false,
         ..NodeParams::default()
     };
     let mut node = MemoryNode::new(arm_ik::run::build_node(&params, &chain).unwrap().core);

@@ -3,6 +3,8 @@
 mod bag_args;
 mod bench;
 mod check;
+mod collision_args;
+mod collisions;
 mod drive;
 mod import_lerobot;
 mod latency;
@@ -35,6 +37,10 @@ pub struct Cli {
 enum Command {
     /// Show a URDF chain: joints, limits, and which solvers apply (and why not).
     Check(check::Args),
+    /// Show the collision model of a URDF: approximated links, the floor,
+    /// the pairs checked and those left out (the allowed-collision matrix)
+    /// and why; --srdf-out writes them as an SRDF for MoveIt.
+    Collisions(collisions::Args),
     /// Solve one target pose.
     Solve(solve::Args),
     /// Run the IK benchmark protocol on a target file.
@@ -150,6 +156,7 @@ pub fn error_text(e: &anyhow::Error) -> String {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::run(a),
+        Command::Collisions(a) => collisions::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Sim(a) => run::sim(*a),

@@ -5,10 +5,8 @@
 //! the same values. Each field is named as the setting (the ROS parameter)
 //! is, so an error about a setting can be shown with its flag.
 
-use arm_ik::collision::CollisionOptions;
 use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
-use arm_ik::node::settings::validate_collision;
 use arm_ik::node::settings::{
     AUTO_GRIPPER, BEND_KEYWORDS, GripperJoint, parse_bend, parse_clamps, parse_locks, parse_weights,
 };
@@ -17,7 +15,6 @@ use arm_ik::node::{
     SolverSettings, TwistFrame,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use std::path::PathBuf;
 
 fn solver_kind() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new(SolverKind::ALL.map(SolverKind::name))
@@ -169,50 +166,7 @@ pub struct NodeArgs {
     #[command(flatten)]
     pub jog: JogArgs,
     #[command(flatten)]
-    pub collision: CollisionArgs,
-}
-
-/// The collision check's flags (the ROS parameters of the same names).
-#[derive(Debug, clap::Args)]
-pub struct CollisionArgs {
-    /// Do not check motions for collisions (with the arm itself, the floor
-    /// and the workspace's obstacles).
-    #[arg(long = "no-collision", action = clap::ArgAction::SetFalse)]
-    pub collision_check: bool,
-    /// Workspace file (YAML: floor_z, obstacles), re-read when it changes;
-    /// default: the floor at the base link's lowest point.
-    #[arg(long = "workspace", value_name = "FILE")]
-    pub workspace_file: Option<PathBuf>,
-    /// Clearance every motion keeps (m).
-    #[arg(long, default_value_t = CollisionOptions::default().margin)]
-    pub collision_margin: f64,
-    /// SRDF whose <disable_collisions> say which link pairs are not
-    /// checked; default: a matrix sampled as MoveIt's Setup Assistant does.
-    #[arg(long = "srdf", value_name = "FILE")]
-    pub srdf_path: Option<PathBuf>,
-    /// A folder package:// meshes are looked for in, as DIR/PACKAGE/...
-    /// (repeatable; AMENT_PREFIX_PATH's shares come first).
-    #[arg(long = "mesh-path", value_name = "DIR")]
-    pub mesh_path: Vec<PathBuf>,
-    /// Radius of the capsule around a link without collision geometry (m).
-    #[arg(long = "capsule-radius", default_value_t = CollisionOptions::default().capsule_radius)]
-    pub collision_capsule_radius: f64,
-}
-
-impl CollisionArgs {
-    /// The collision settings these flags give, checked.
-    pub fn options(&self) -> Result<CollisionOptions, SettingError> {
-        let o = CollisionOptions {
-            check: self.collision_check,
-            workspace: self.workspace_file.clone(),
-            srdf: self.srdf_path.clone(),
-            mesh_path: self.mesh_path.clone(),
-            margin: self.collision_margin,
-            capsule_radius: self.collision_capsule_radius,
-        };
-        validate_collision(&o)?;
-        Ok(o)
-    }
+    pub collision: super::collision_args::CollisionArgs,
 }
 
 /// How `{"type":"twist"}` input lines move the tip (the jog's ROS

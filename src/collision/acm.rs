@@ -3,29 +3,17 @@
 //! Links next to each other in the tree never are (they touch at their
 //! joint by design). Beyond that, an SRDF's `<disable_collisions>` when one
 //! is given (MoveIt's convention); otherwise the matrix is generated the
-//! way the MoveIt Setup Assistant does it: random configurations are
-//! sampled, and pairs in collision in (nearly) every sample, in the
-//! default pose, or in none of them are disabled. Generating takes a
-//! moment, so the result is kept as an SRDF in the cache folder
-//! (`$XDG_CACHE_HOME/arm_ik`, else `~/.cache/arm_ik`) under a hash of the
-//! robot's body, and read back next time.
+//! way the MoveIt Setup Assistant does it ([`super::sampling`]). Either is
+//! written back as an SRDF a MoveIt user can reuse ([`Matrix::to_srdf`]).
 
 use super::CollisionError;
 use super::body::Body;
-use super::world::World;
-use crate::ik::Rng;
-use crate::model::Chain;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Random configurations the generated matrix is sampled on (MoveIt's
 /// default sampling density).
 pub const SAMPLES: usize = 10_000;
-/// A pair in collision in at least this share of the samples is "always"
-/// in collision.
-const ALWAYS: f64 = 0.95;
-/// Bumped when the generation changes, so old cache files are not read.
-const VERSION: u32 = 1;
 
 /// Why a pair is not checked (MoveIt's SRDF reasons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +34,17 @@ impl Reason {
             Reason::Always => "Always",
             Reason::Never => "Never",
             Reason::User => "User",
+        }
+    }
+
+    /// Why a pair with this reason is not checked, in words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Reason::Adjacent => "joined by a joint: they touch there by design",
+            Reason::Default => "closer than the margin in the default pose",
+            Reason::Always => "closer than the margin in nearly every sampled pose",
+            Reason::Never => "never closer than the margin in any sampled pose",
+            Reason::User => "the SRDF disables it",
         }
     }
 
@@ -114,7 +113,7 @@ impl Matrix {
         }
     }
 
-    fn disable(&mut self, body: &Body, a: usize, b: usize, reason: Reason) {
+    pub(super) fn disable(&mut self, body: &Body, a: usize, b: usize, reason: Reason) {
         if self.off[a * self.links + b] {
             return;
         }
@@ -182,132 +181,16 @@ impl Matrix {
         s.push_str("</robot>\n");
         s
     }
-
-    /// Generates the matrix by sampling, or reads it from the cache when
-    /// an earlier run sampled the same body.
-    pub fn generate(chain: &Chain, world: &mut World) -> Matrix {
-        let key = fingerprint(chain, world.body());
-        let cache = cache_dir().map(|d| d.join(format!("acm-{key:016x}.srdf")));
-        if let Some(path) = &cache
-            && let Ok(text) = std::fs::read_to_string(path)
-            && let Ok(pairs) = read_srdf(&text)
-        {
-            let body = world.body();
-            let mut m = Matrix::adjacent_only(body);
-            m.origin = Origin::Cached(path.clone());
-            for (l1, l2, reason) in pairs {
-                if let (Some(a), Some(b)) = (body.link(&l1), body.link(&l2)) {
-                    m.disable(body, a, b, reason);
-                }
-            }
-            return m;
-        }
-        let mut m = sample(chain, world);
-        m.origin = Origin::Generated {
-            cache: cache.clone(),
-        };
-        if let Some(path) = &cache {
-            // Written whole under a temporary name, then renamed: two
-            // processes generating at once never read half a file.
-            let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-            let written = path
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::write(&tmp, m.to_srdf(&chain.robot)))
-                .and_then(|()| std::fs::rename(&tmp, path));
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-                m.origin = Origin::Generated { cache: None };
-            }
-        }
-        m
-    }
 }
 
 /// Every unordered pair of distinct links.
-fn link_pairs(body: &Body) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(super) fn link_pairs(body: &Body) -> impl Iterator<Item = (usize, usize)> + '_ {
     let n = body.links.len();
     (0..n).flat_map(move |a| (a + 1..n).map(move |b| (a, b)))
 }
 
-/// Samples [`SAMPLES`] configurations of the arm (the gripper too) and
-/// disables what MoveIt's Setup Assistant would.
-fn sample(chain: &Chain, world: &mut World) -> Matrix {
-    let body = world.body().clone();
-    let mut m = Matrix::adjacent_only(&body);
-    let pairs: Vec<(usize, usize)> = link_pairs(&body)
-        .filter(|&(a, b)| {
-            !m.disabled(a, b) && !body.links[a].parts.is_empty() && !body.links[b].parts.is_empty()
-        })
-        .collect();
-    let rest: Vec<f64> = default_pose(chain);
-    for (k, hit) in world.link_contacts(&rest, &pairs).into_iter().enumerate() {
-        if hit {
-            m.disable(&body, pairs[k].0, pairs[k].1, Reason::Default);
-        }
-    }
-    let mut counts = vec![0usize; pairs.len()];
-    let mut rng = Rng::new(0x5eed_ac11);
-    let ranges = ranges(chain);
-    let mut q = vec![0.0; ranges.len()];
-    for _ in 0..SAMPLES {
-        for (v, (lo, hi)) in q.iter_mut().zip(&ranges) {
-            *v = rng.range(*lo, *hi);
-        }
-        for (c, hit) in counts.iter_mut().zip(world.link_contacts(&q, &pairs)) {
-            *c += usize::from(hit);
-        }
-    }
-    for (k, &(a, b)) in pairs.iter().enumerate() {
-        if counts[k] as f64 >= ALWAYS * SAMPLES as f64 {
-            m.disable(&body, a, b, Reason::Always);
-        } else if counts[k] == 0 {
-            m.disable(&body, a, b, Reason::Never);
-        }
-    }
-    m
-}
-
-/// The node's axes' sampling ranges: the chain's joints, then the
-/// actuated joints off it.
-fn ranges(chain: &Chain) -> Vec<(f64, f64)> {
-    let mut r: Vec<(f64, f64)> = chain.joints.iter().map(|j| j.sample_range()).collect();
-    for e in chain.extras.iter().filter(|e| e.actuated()) {
-        let (lo, hi) = (e.limits.lower, e.limits.upper);
-        r.push(if lo.is_finite() && hi.is_finite() {
-            (lo, hi)
-        } else {
-            (-std::f64::consts::PI, std::f64::consts::PI)
-        });
-    }
-    r
-}
-
-/// The default pose: zero where the limits allow it, else mid-range.
-fn default_pose(chain: &Chain) -> Vec<f64> {
-    let mut q: Vec<f64> = chain
-        .joints
-        .iter()
-        .map(|j| {
-            if j.limits.contains(0.0) {
-                0.0
-            } else {
-                j.limits.mid()
-            }
-        })
-        .collect();
-    q.extend(
-        chain
-            .extras
-            .iter()
-            .filter(|e| e.actuated())
-            .map(|e| e.rest()),
-    );
-    q
-}
-
 /// `(link1, link2, reason)` of every `<disable_collisions>`.
-fn read_srdf(text: &str) -> Result<Vec<(String, String, Reason)>, String> {
+pub(super) fn read_srdf(text: &str) -> Result<Vec<(String, String, Reason)>, String> {
     let doc = roxmltree::Document::parse(text).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for n in doc
@@ -335,38 +218,6 @@ fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('"', "&quot;")
-}
-
-/// The cache folder: `$XDG_CACHE_HOME/arm_ik`, else `~/.cache/arm_ik`.
-pub fn cache_dir() -> Option<PathBuf> {
-    let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty());
-    let base = match xdg {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".cache"),
-    };
-    Some(base.join("arm_ik"))
-}
-
-/// A hash (FNV-1a, stable across builds) of everything the sampling
-/// depends on: the body's links and solids, the joints' ranges and the
-/// generation's version.
-fn fingerprint(chain: &Chain, body: &Body) -> u64 {
-    let mut text = format!(
-        "v{VERSION} {SAMPLES} {:?} {:?}",
-        chain.body.links,
-        ranges(chain)
-    );
-    for l in &body.links {
-        for p in &l.parts {
-            let _ = write!(text, "|{:?}{:?}", p.place, p.aabb);
-        }
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 #[cfg(test)]

@@ -13,6 +13,9 @@ use parry3d_f64::na::{self as pna, Unit, UnitQuaternion, Vector3};
 
 /// A link shorter than this (m) gets a ball rather than a capsule.
 const SHORT: f64 = 1e-4;
+/// How far (m) beyond the margin a floor lowered for the default pose
+/// stays from it.
+const REST_SLACK: f64 = 1e-3;
 
 /// Why a link's body is not the URDF's `<collision>` geometry.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +89,25 @@ pub struct Body {
     /// Axes the body is moved by (the chain's joints, then the actuated
     /// joints off it).
     pub axes: usize,
+    /// Radius of the capsules that stand in for links without geometry.
+    pub capsule_radius: f64,
+    /// The default pose of those axes: zero where the limits allow it,
+    /// else mid-range (the URDF's zero pose, as MoveIt's default).
+    pub rest: Vec<f64>,
+}
+
+/// Where the default floor is, and why there (see [`Body::default_floor`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FloorOrigin {
+    /// The lowest point of the base link's geometry (and of the links
+    /// fixed to it).
+    BaseGeometry,
+    /// The base has no geometry: its frame's origin, where URDFs put the
+    /// mounting face.
+    BaseOrigin,
+    /// Lowered below the default pose's lowest point, so the arm at rest
+    /// keeps the margin from it.
+    BelowRest,
 }
 
 impl Body {
@@ -112,6 +134,8 @@ impl Body {
         let mut body = Body {
             poses: vec![Isometry::identity(); links.len()],
             axes: chain.dof() + chain.extras.iter().filter(|e| e.actuated()).count(),
+            rest: rest_pose(chain),
+            capsule_radius: options.capsule_radius,
             links,
             kin,
             base,
@@ -187,20 +211,53 @@ impl Body {
             .sum()
     }
 
-    /// The lowest point (z, base frame) of the base link's own geometry at
-    /// rest; 0 (its origin) when it has none.
-    pub fn base_bottom(&mut self) -> f64 {
-        let axes = vec![0.0; 0];
-        self.place(&axes);
-        let link = &self.links[self.base];
-        if link.approximated.is_some() || link.parts.is_empty() {
-            return 0.0;
+    /// True for the links the floor is never checked against: the base,
+    /// the links fixed to it, and those turning (or sliding) directly on
+    /// it (a turntable). They stand on the table by design; only the links
+    /// beyond them can be driven into it.
+    pub fn on_base(&self, link: usize) -> bool {
+        !self.links[link].moving || self.kin[link].parent.is_some_and(|p| !self.links[p].moving)
+    }
+
+    /// The floor when the workspace does not place one, with why there:
+    /// the lowest point of the base's own geometry (and of the links fixed
+    /// to it) at the default pose, or the base frame's origin when it has
+    /// none; lowered, when the default pose reaches lower, to the margin
+    /// and a millimetre below it, so the arm at rest is never on the edge.
+    pub fn default_floor(&mut self, margin: f64) -> (f64, FloorOrigin) {
+        let rest = self.rest.clone();
+        self.place(&rest);
+        let lowest = |links: &mut dyn Iterator<Item = (usize, &LinkParts)>| {
+            links
+                .flat_map(|(l, link)| link.parts.iter().map(move |p| (l, p)))
+                .map(|(l, p)| p.lowest(&(self.poses[l] * p.place)))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let base = lowest(
+            &mut self
+                .links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.moving && l.approximated.is_none()),
+        );
+        let (floor, origin) = if base.is_finite() {
+            (base, FloorOrigin::BaseGeometry)
+        } else {
+            (0.0, FloorOrigin::BaseOrigin)
+        };
+        let arm = lowest(
+            &mut self
+                .links
+                .iter()
+                .enumerate()
+                .filter(|&(l, _)| !self.on_base(l)),
+        );
+        let below = arm - margin - REST_SLACK;
+        if below < floor {
+            (below, FloorOrigin::BelowRest)
+        } else {
+            (floor, origin)
         }
-        let pose = self.poses[self.base];
-        link.parts
-            .iter()
-            .map(|p| p.lowest(&(pose * p.place)))
-            .fold(f64::INFINITY, f64::min)
     }
 
     /// Every link's levers: for each axis above it, the longest distance
@@ -240,6 +297,29 @@ impl Body {
     }
 }
 
+/// Zero where `limits` allow it (the URDF's zero pose), else mid-range.
+fn zero_or_mid(limits: crate::model::Limits) -> f64 {
+    if limits.contains(0.0) {
+        0.0
+    } else {
+        limits.mid()
+    }
+}
+
+/// The default pose of the node's axes: the chain's joints, then the
+/// actuated joints off it (as they rest).
+fn rest_pose(chain: &Chain) -> Vec<f64> {
+    let mut q: Vec<f64> = chain.joints.iter().map(|j| zero_or_mid(j.limits)).collect();
+    q.extend(
+        chain
+            .extras
+            .iter()
+            .filter(|e| e.actuated())
+            .map(|e| e.rest()),
+    );
+    q
+}
+
 /// How each link's joint is driven by the node's axes.
 fn drives(chain: &Chain) -> Vec<Kin> {
     let dof = chain.dof();
@@ -251,7 +331,7 @@ fn drives(chain: &Chain) -> Vec<Kin> {
         .collect();
     let axis_of = |name: &str| -> Option<(usize, f64)> {
         if let Some(i) = chain.joints.iter().position(|j| j.name == name) {
-            return Some((i, chain.joints[i].limits.mid()));
+            return Some((i, zero_or_mid(chain.joints[i].limits)));
         }
         let m = actuated.iter().position(|n| *n == name)?;
         let rest = chain.extras.iter().find(|e| e.name == name)?.rest();

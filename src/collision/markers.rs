@@ -116,7 +116,7 @@ fn marker(
             let axis = b - a;
             let turn = UnitQuaternion::rotation_between(&Vector::z(), &axis)
                 .unwrap_or_else(UnitQuaternion::identity);
-            pose *= Isometry::from_parts(mid.into(), turn);
+            pose *= Isometry::from_parts(mid, turn);
             MarkerShape::Cylinder {
                 radius: c.radius,
                 length: axis.norm() + 2.0 * c.radius,

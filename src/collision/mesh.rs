@@ -161,7 +161,7 @@ mod tests {
             candidates("file:///m/c.stl", None, &[], &[]),
             [PathBuf::from("/m/c.stl")]
         );
-        let e = resolve("package://nope/x.stl", None, &[dir.clone()]).unwrap_err();
+        let e = resolve("package://nope/x.stl", None, std::slice::from_ref(&dir)).unwrap_err();
         assert!(e.to_string().contains("nope/x.stl"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

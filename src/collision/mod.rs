@@ -21,12 +21,13 @@ pub mod acm;
 pub mod body;
 pub mod markers;
 pub mod mesh;
+pub mod sampling;
 pub mod solid;
 pub mod workspace;
 pub mod world;
 
 pub use acm::Matrix;
-pub use body::{Approximation, Body};
+pub use body::{Approximation, Body, FloorOrigin};
 pub use workspace::{Floor, ObstacleDef, Workspace, WorkspaceWatch};
 pub use world::{Nearest, Owner, World};
 
@@ -98,25 +99,59 @@ pub fn build(chain: &Chain, options: &CollisionOptions) -> Result<World, Collisi
     let mut world = World::with_body(body, options.margin, adjacent, &workspace)?;
     let matrix = match &options.srdf {
         Some(p) => Matrix::from_srdf(world.body(), p)?,
-        None => Matrix::generate(chain, &mut world),
+        None => sampling::generate(chain, &mut world),
     };
     world.set_matrix(matrix);
     Ok(world)
 }
 
 /// What the start-up message says about the model: the links that are
-/// approximated and why, what is checked, where the matrix came from.
+/// approximated and why, what is checked, where the floor and the matrix
+/// came from.
 pub fn describe(world: &World) -> Vec<String> {
     let mut lines = Vec::new();
     let body = world.body();
+    let named = |f: &dyn Fn(&Approximation) -> bool| -> Vec<&str> {
+        body.links
+            .iter()
+            .filter(|l| l.approximated.as_ref().is_some_and(f))
+            .map(|l| l.name.as_str())
+            .collect()
+    };
+    let capsules = named(&|a| *a == Approximation::NoGeometry);
+    if !capsules.is_empty() {
+        lines.push(format!(
+            "no <collision> geometry, a capsule of {:.0} mm radius instead: {}",
+            body.capsule_radius * 1e3,
+            capsules.join(", ")
+        ));
+    }
     for l in &body.links {
-        if let Some(a) = &l.approximated {
+        if let Some(a @ Approximation::Mesh { .. }) = &l.approximated {
             lines.push(format!("link '{}': {a}", l.name));
         }
     }
-    let floor = world.floor().map_or("no floor".to_string(), |z| {
-        format!("the floor at z = {z:.3} m")
-    });
+    let frames = named(&|a| *a == Approximation::Frame);
+    if !frames.is_empty() {
+        lines.push(format!(
+            "not checked (no geometry, no link below): {}",
+            frames.join(", ")
+        ));
+    }
+    let floor = match (world.floor(), world.floor_origin()) {
+        (None, _) => "no floor".to_string(),
+        (Some(z), why) => {
+            let why = match why {
+                None => "",
+                Some(FloorOrigin::BaseGeometry) => ", the base's lowest point",
+                Some(FloorOrigin::BaseOrigin) => ", the base's origin (it has no geometry)",
+                Some(FloorOrigin::BelowRest) => ", below the default pose's lowest point",
+            };
+            // A hair below zero is shown as 0.000, not -0.000.
+            let z = if z.abs() < 5e-4 { 0.0 } else { z };
+            format!("the floor at z = {z:.3} m{why}")
+        }
+    };
     let origin = match &world.matrix().origin {
         acm::Origin::Srdf(p) => format!("from {}", p.display()),
         acm::Origin::Generated { cache: Some(p) } => {

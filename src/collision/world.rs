@@ -8,7 +8,7 @@
 //! whether a move takes it out or further in.
 
 use super::acm::Matrix;
-use super::body::Body;
+use super::body::{Body, FloorOrigin};
 use super::solid::{Part, Solid, placement};
 use super::workspace::{Floor, Workspace};
 use super::{CollisionError, CollisionOptions};
@@ -72,6 +72,8 @@ pub struct World {
     /// Items measured against the floor.
     floored: Vec<u32>,
     floor: Option<f64>,
+    /// Why the floor is where it is, when the workspace did not say.
+    floor_origin: Option<FloorOrigin>,
     margin: f64,
     /// The workspace the obstacles came from.
     workspace: Workspace,
@@ -108,6 +110,7 @@ impl World {
             pairs: Vec::new(),
             floored: Vec::new(),
             floor: None,
+            floor_origin: None,
             margin,
             workspace: Workspace::default(),
             poses: Vec::new(),
@@ -151,8 +154,11 @@ impl World {
         }
         let floor = match ws.floor {
             Floor::Off => None,
-            Floor::At(z) => Some(z),
-            Floor::BaseBottom => Some(self.body.base_bottom()),
+            Floor::At(z) => Some((z, None)),
+            Floor::BaseBottom => {
+                let (z, why) = self.body.default_floor(self.margin);
+                Some((z, Some(why)))
+            }
         };
         let mut items: Vec<Item> = Vec::new();
         for (l, link) in self.body.links.iter().enumerate() {
@@ -200,14 +206,18 @@ impl World {
         }
         let floored = (0..items.len())
             .filter(|&i| floor.is_some() && moving(items[i].owner))
-            .filter(|&i| items[i].owner != Owner::Link(self.body.base()))
+            .filter(|&i| match items[i].owner {
+                Owner::Link(l) => !self.body.on_base(l),
+                _ => true,
+            })
             .map(|i| i as u32)
             .collect();
         self.obstacles = obstacles;
         self.items = items;
         self.pairs = pairs;
         self.floored = floored;
-        self.floor = floor;
+        self.floor = floor.map(|f| f.0);
+        self.floor_origin = floor.and_then(|f| f.1);
         self.workspace = ws.clone();
         self.poses = vec![Isometry::identity(); self.items.len()];
         self.boxes = vec![Aabb::new_invalid(); self.items.len()];
@@ -249,9 +259,27 @@ impl World {
         self.floor
     }
 
+    /// Why the floor is where it is when the workspace did not place it.
+    pub fn floor_origin(&self) -> Option<FloorOrigin> {
+        self.floor_origin
+    }
+
     /// Pairs measured per query (floor ones included).
     pub fn pair_count(&self) -> usize {
         self.pairs.len() + self.floored.len()
+    }
+
+    /// Every pair measured per query, by owner, each once (a link of
+    /// several solids is one owner).
+    pub fn checked_pairs(&self) -> Vec<(Owner, Owner)> {
+        let mut out: Vec<(Owner, Owner)> = Vec::new();
+        let all = self.pairs.iter().map(|&(i, j)| self.owners(i, Some(j)));
+        for p in all.chain(self.floored.iter().map(|&i| self.owners(i, None))) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
     }
 
     /// What an owner is called: a link's or obstacle's name, or `floor`.
@@ -408,9 +436,10 @@ impl World {
         Ok(())
     }
 
-    /// True when no two links (with every pair checked but adjacent ones)
-    /// overlap at `axes`: for sampling the allowed-collision matrix.
-    pub(super) fn link_contacts(&mut self, axes: &[f64], all: &[(usize, usize)]) -> Vec<bool> {
+    /// For each pair of links in `all`, whether any of their solids are
+    /// closer than the margin at `axes`: what the check would refuse, for
+    /// sampling the allowed-collision matrix.
+    pub fn link_contacts(&mut self, axes: &[f64], all: &[(usize, usize)]) -> Vec<bool> {
         self.place(axes);
         let mut by_link: Vec<Vec<u32>> = vec![Vec::new(); self.body.links.len()];
         for (i, item) in self.items.iter().enumerate() {
@@ -422,8 +451,10 @@ impl World {
             .map(|&(x, y)| {
                 by_link[x].iter().any(|&i| {
                     by_link[y].iter().any(|&j| {
-                        box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) <= 0.0
-                            && self.pair_distance(i, j, 0.0).is_some_and(|d| d <= 0.0)
+                        box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) < self.margin
+                            && self
+                                .pair_distance(i, j, self.margin)
+                                .is_some_and(|d| d < self.margin)
                     })
                 })
             })
