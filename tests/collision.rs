@@ -227,3 +227,61 @@ fn an_arm_that_starts_in_collision_says_so_and_only_moves_out() {
     assert!(*out.last().unwrap() > 0.01, "{out:?}");
     assert!((joints(&core)[1] + 0.8).abs() < 1e-9);
 }
+
+/// `ros2 param set` of `workspace_file` and `collision_margin`: checked at
+/// once (a file that does not load is refused, nothing changes), taken
+/// from the next tick.
+#[test]
+fn a_workspace_file_and_margin_set_live_are_respected_from_the_next_tick() {
+    use arm_ik::node::{LiveParams, NodeParams, ParamValue};
+    let dir = scratch("live");
+    let boxed = dir.join("box.yaml");
+    std::fs::write(&boxed, BOX_AHEAD).unwrap();
+    let chain = arm();
+    let mut params = LiveParams::new(NodeParams {
+        rate_hz: 1.0 / DT,
+        ..NodeParams::default()
+    });
+    params.read();
+    params.run_on(chain.clone());
+    let mut core = NodeCore::from_settings(&chain, &params.settings().unwrap()).unwrap();
+    run(&mut core, 0, 2);
+    assert_eq!(core.guard().unwrap().world().obstacle_count(), 0);
+
+    // A file that is not there: refused by the core, nothing changes.
+    params
+        .set(
+            "workspace_file",
+            ParamValue::String(dir.join("none.yaml").display().to_string()),
+        )
+        .unwrap();
+    let e = core.retune(&params.settings().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("none.yaml"), "{e}");
+    assert!(!core.retune_pending());
+
+    // The box, and a 3 cm margin: taken at the next tick.
+    params
+        .set(
+            "workspace_file",
+            ParamValue::String(boxed.display().to_string()),
+        )
+        .unwrap();
+    params
+        .set("collision_margin", ParamValue::Double(0.03))
+        .unwrap();
+    core.retune(&params.settings().unwrap()).unwrap();
+    assert_eq!(core.guard().unwrap().world().obstacle_count(), 0);
+    joint_command(&mut core, "shoulder", 1.4);
+    let clear = run(&mut core, 2, 200);
+    let world = core.guard().unwrap().world();
+    assert_eq!((world.obstacle_count(), world.margin()), (1, 0.03));
+    let st = core.status().collision.clone().unwrap();
+    assert_eq!(st.stops, 1, "{st:?}");
+    assert!(st.last_stop.as_deref().unwrap().contains("box"), "{st:?}");
+    assert!(clear.iter().all(|&d| d >= 0.03 - 1e-9), "{clear:?}");
+    assert!(*clear.last().unwrap() < 0.05, "{clear:?}");
+    // The file keeps being watched: emptied, the box is gone.
+    std::fs::write(&boxed, "obstacles: []\n").unwrap();
+    run(&mut core, 202, 1);
+    assert_eq!(core.guard().unwrap().world().obstacle_count(), 0);
+}

@@ -224,6 +224,15 @@ impl World {
         Ok(())
     }
 
+    /// Keeps `margin` (m) from now on; the default floor, which depends on
+    /// it, is placed again. The pairs left out stay as they are.
+    pub fn set_margin(&mut self, margin: f64) {
+        self.margin = margin;
+        let ws = self.workspace.clone();
+        self.set_workspace(&ws)
+            .expect("the workspace was accepted with the same links");
+    }
+
     /// Checks the pairs `matrix` does not disable from now on.
     pub fn set_matrix(&mut self, matrix: Matrix) {
         self.matrix = matrix;

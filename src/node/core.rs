@@ -7,6 +7,7 @@
 //! gripper, relax and enable, named poses) are in `operate`; new settings
 //! while it runs (live tuning) in `retune`.
 
+mod collide;
 mod operate;
 mod retune;
 mod steering;
@@ -19,11 +20,10 @@ use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg, clip, stale_why};
 use super::poses::Poses;
 use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
-use super::status::{CollisionStatus, NodeStatus, RejectReason, SolveOutcome};
+use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
-use crate::collision::markers::ShapeMarker;
-use crate::collision::{self, Clear, CollisionError, CollisionOptions};
-use crate::ik::{Common, IkError, Reason, SolveStatus, Solver, SolverConfig, Target};
+use crate::collision::CollisionError;
+use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
 use retune::Retune;
@@ -50,22 +50,6 @@ pub enum NodeError {
     /// the SRDF).
     #[error(transparent)]
     Collision(#[from] CollisionError),
-}
-
-/// The collision guard `options` ask for on `chain` (none when the check
-/// is off), with what the start-up message says about it.
-pub(crate) fn make_guard(
-    chain: &Chain,
-    options: &CollisionOptions,
-) -> Result<Option<Box<Guard>>, NodeError> {
-    if !options.check {
-        return Ok(None);
-    }
-    let world = collision::build(chain, options)?;
-    Ok(Some(Box::new(Guard::new(
-        world,
-        options.workspace.as_deref(),
-    ))))
 }
 
 /// What one tick produced: the joint state to publish, and what became of
@@ -183,15 +167,8 @@ impl<S: ServoOutput> NodeCore<S> {
             .synchronise_first(chain.dof());
         let mut status = NodeStatus::new(solver.kind());
         status.link = servo.link().to_string();
-        let guard = make_guard(chain, &config.collision)?;
-        let mut notices = Vec::new();
-        if let Some(g) = &guard {
-            status.collision = Some(CollisionStatus::new(g.world().pair_count()));
-            notices = collision::describe(g.world())
-                .into_iter()
-                .map(|l| format!("collision check: {l}"))
-                .collect();
-        }
+        let guard = collide::make_guard(chain, &config.collision)?;
+        let notices = collide::start_notices(guard.as_deref(), &mut status);
         Ok(NodeCore {
             continuous: chain
                 .joints
@@ -489,61 +466,9 @@ impl<S: ServoOutput> NodeCore<S> {
         })
     }
 
-    /// One step of the motion through the collision guard, when it is on:
-    /// `advance` is taken only if braking after it keeps the margin;
-    /// otherwise the arm brakes and stops short of contact, which is
-    /// counted and said once. True when it stopped.
-    pub(super) fn guarded(&mut self, advance: impl FnOnce(&mut MotionLimiter)) -> bool {
-        let Some(g) = &mut self.guard else {
-            advance(&mut self.motion);
-            return false;
-        };
-        let Some(n) = g.step(&mut self.motion, advance) else {
-            self.stopped = false;
-            return false;
-        };
-        // The arm holds where it stops; a new command moves it on.
-        let goal = self.motion.goal();
-        self.goal.copy_from_slice(goal);
-        if !self.stopped
-            && let Some(st) = &mut self.status.collision
-        {
-            let why = format!(
-                "motion stopped before contact: {} within the {:.0} mm margin",
-                g.world().describe(&n),
-                g.world().margin() * 1e3
-            );
-            st.stops += 1;
-            st.last_stop = Some(why.clone());
-            self.notices.push(why);
-        }
-        self.stopped = true;
-        true
-    }
-
-    /// The wall-clock budget of a collision-aware solve.
-    fn solve_budget(&self) -> std::time::Duration {
-        match &self.solver_config.0 {
-            SolverConfig::Jacobian(o) => o.budget,
-            _ => std::time::Duration::from_millis(5),
-        }
-    }
-
     fn solve(&mut self, p: Pending) -> SolveOutcome {
         let t0 = Instant::now();
-        let budget = self.solve_budget();
-        let seed = &self.motion.position()[..self.layout.dof()];
-        let (result, refused) = match &mut self.guard {
-            Some(g) => {
-                let mut clear = Clear::new(g.world_mut());
-                let r = self
-                    .solver
-                    .solve_admissible(&p.target, seed, &mut clear, budget);
-                let pair = clear.refused.map(|n| g.world().describe(&n));
-                (r, pair)
-            }
-            None => (self.solver.solve(&p.target, seed), None),
-        };
+        let (result, refused) = self.solve_clear(&p.target);
         let st = &mut self.status;
         st.solve_time.record(t0.elapsed().as_secs_f64());
         let sol = match result {
@@ -555,14 +480,8 @@ impl<S: ServoOutput> NodeCore<S> {
                 return SolveOutcome::Refused { why: e.to_string() };
             }
         };
-        if !sol.status.is_converged() && sol.status.reason() == Some(Reason::Inadmissible) {
-            let why = format!(
-                "every solution found is in collision: {}",
-                refused.as_deref().unwrap_or("a checked pair")
-            );
-            st.targets.rejected.count(RejectReason::Collision);
-            st.last_rejection = Some((RejectReason::Collision, why.clone()));
-            return SolveOutcome::Refused { why };
+        if let Some(out) = collide::refusal(&sol, refused.as_deref(), st) {
+            return out;
         }
         st.targets.solved += 1;
         self.last_solved = Some(p.target.clone());
@@ -627,23 +546,6 @@ impl<S: ServoOutput> NodeCore<S> {
         self.solver
             .chain()
             .fk(&self.motion.position()[..self.layout.dof()])
-    }
-
-    /// The collision world's markers where the arm is now (none when the
-    /// check is off): the obstacles, and the links of the closest pair
-    /// when they are near or in contact.
-    pub fn collision_markers(&mut self) -> Vec<ShapeMarker> {
-        let Some(g) = &mut self.guard else {
-            return Vec::new();
-        };
-        let q = self.motion.position().to_vec();
-        let near = g.world_mut().nearest(&q);
-        collision::markers::markers(g.world(), &near)
-    }
-
-    /// The collision guard, when the check is on.
-    pub fn guard(&self) -> Option<&Guard> {
-        self.guard.as_deref()
     }
 
     pub fn status(&self) -> &NodeStatus {

@@ -15,7 +15,7 @@
 
 use super::motion::MotionLimiter;
 use super::status::CollisionStatus;
-use crate::collision::{CollisionError, Nearest, WorkspaceWatch, World};
+use crate::collision::{CollisionError, Nearest, Workspace, WorkspaceWatch, World};
 use std::path::Path;
 
 /// Distances within this (m) of the threshold count as on it: rounding.
@@ -24,6 +24,12 @@ const EPS: f64 = 1e-9;
 const DEPTH: u32 = 12;
 /// Ticks a braking path is followed at most.
 const BRAKE_TICKS: usize = 2000;
+/// How far beyond the margin (m) the jog and a drag start to slow down
+/// toward an obstacle.
+pub const SLOW_ZONE: f64 = 0.03;
+/// The least share of its step a steered motion keeps inside the zone, so
+/// it still arrives at the margin rather than crawling toward it forever.
+const SLOWEST: f64 = 0.1;
 
 /// The check of every tick's motion.
 #[derive(Debug, Clone)]
@@ -36,6 +42,11 @@ pub struct Guard {
     travel: Vec<f64>,
     sweep: Vec<f64>,
     mid: Vec<f64>,
+    /// Where the braking checked with the last accepted tick comes to
+    /// rest: a refused tick brakes toward it, on the path that was checked.
+    stop: Vec<f64>,
+    /// `stop` holds that braking (false until a tick was checked).
+    braking: bool,
     /// The closest pair where the arm is now.
     now: Nearest,
     /// A line for the front-end to log once.
@@ -54,6 +65,8 @@ impl Guard {
             travel: Vec::new(),
             sweep: vec![0.0; links],
             mid: Vec::new(),
+            stop: Vec::new(),
+            braking: false,
             now: Nearest {
                 distance: f64::INFINITY,
                 a: crate::collision::Owner::Floor,
@@ -61,6 +74,22 @@ impl Guard {
             },
             notice: None,
         }
+    }
+
+    /// This guard with a new margin and workspace file (live parameters):
+    /// the robot's body and the pairs left out stay; the file is read now,
+    /// so one that does not load is refused before anything changes.
+    pub fn retuned(&self, margin: f64, workspace: Option<&Path>) -> Result<Guard, CollisionError> {
+        let mut world = self.world.clone();
+        let ws = match workspace {
+            Some(p) => Workspace::load(p)?,
+            None => Workspace::default(),
+        };
+        world.set_workspace(&ws)?;
+        world.set_margin(margin);
+        let mut g = Guard::new(world, workspace);
+        g.now = self.now;
+        Ok(g)
     }
 
     pub fn world(&self) -> &World {
@@ -138,6 +167,35 @@ impl Guard {
         }
     }
 
+    /// Slows a steered motion (the jog, a drag) that approaches something
+    /// within [`SLOW_ZONE`] of the margin: the arm's first `axes` of
+    /// `goal` are pulled back toward where the arm is, in proportion to
+    /// how far inside the zone it is, so it arrives at the margin slowly
+    /// instead of braking there from full speed. A motion that does not
+    /// bring the closest pair closer is left alone: backing out is free.
+    /// True when it slowed the motion.
+    pub fn slow(&mut self, motion: &MotionLimiter, goal: &mut [f64], axes: usize) -> bool {
+        let margin = self.world.margin();
+        let inside = self.now.distance - margin;
+        if inside >= SLOW_ZONE || !inside.is_finite() {
+            return false;
+        }
+        let mut trial = self.trial.take().unwrap_or_else(|| motion.clone());
+        trial.clone_from(motion);
+        trial.track(goal);
+        let next = self.world.nearest(trial.position()).distance;
+        self.trial = Some(trial);
+        if next >= self.now.distance {
+            return false;
+        }
+        let share = (inside / SLOW_ZONE).clamp(SLOWEST, 1.0);
+        let at = motion.position();
+        for (g, q) in goal.iter_mut().zip(at).take(axes) {
+            *g = q + share * (*g - q);
+        }
+        true
+    }
+
     /// One tick of `motion`, as `advance` would take it, if braking after
     /// it stays clear; otherwise `motion` brakes now. Returns the pair
     /// that stopped it, if one did.
@@ -153,14 +211,23 @@ impl Guard {
         let verdict = self.brakes_clear(motion.position(), &trial, threshold);
         match verdict {
             Ok(()) => {
+                // The braking just checked is the one taken if a later
+                // tick is refused: the same goal, stepped the same way.
+                stop_point_into(&trial, &mut self.stop);
+                self.braking = true;
                 std::mem::swap(motion, &mut trial);
                 self.trial = Some(trial);
                 None
             }
             Err(n) => {
                 self.trial = Some(trial);
-                let stop = stop_point(motion);
-                motion.set_goal(&stop);
+                if !self.braking {
+                    // No braking checked yet (the first tick, a new
+                    // world): from where the arm is.
+                    stop_point_into(motion, &mut self.stop);
+                    self.braking = true;
+                }
+                motion.set_goal(&self.stop);
                 motion.step();
                 Some(n)
             }
@@ -258,9 +325,20 @@ impl Guard {
 /// Where each joint of `m` comes to rest braking at its acceleration from
 /// its speed now (within its limits).
 pub fn stop_point(m: &MotionLimiter) -> Vec<f64> {
-    m.limits()
-        .iter()
-        .zip(m.position().iter().zip(m.velocity()))
-        .map(|(l, (&q, &v))| (q + v * v.abs() / (2.0 * l.acceleration)).clamp(l.lower, l.upper))
-        .collect()
+    let mut out = Vec::new();
+    stop_point_into(m, &mut out);
+    out
+}
+
+/// [`stop_point`] into `out`.
+fn stop_point_into(m: &MotionLimiter, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(
+        m.limits()
+            .iter()
+            .zip(m.position().iter().zip(m.velocity()))
+            .map(|(l, (&q, &v))| {
+                (q + v * v.abs() / (2.0 * l.acceleration)).clamp(l.lower, l.upper)
+            }),
+    );
 }

@@ -71,13 +71,20 @@ impl<S: ServoOutput> NodeCore<S> {
         // their own goals.
         self.goal[..goal.len()].copy_from_slice(goal);
         st.holding = false;
-        let goal = self.goal.clone();
-        if self.guarded(|m| m.track(&goal)) {
+        let mut goal = self.goal.clone();
+        let dof = self.layout.dof();
+        let slowed = (self.guard.as_mut()).is_some_and(|g| g.slow(&self.motion, &mut goal, dof));
+        let stopped = self.guarded(|m| m.track(&goal));
+        let chain = self.solver.chain();
+        if stopped {
             // Stopped at the margin: the jog halts there (a twist pushing
             // on stays halted, one backing out moves), a drag holds.
-            let chain = self.solver.chain();
             self.steering
                 .blocked(chain, self.motion.goal(), &mut self.status.steering);
+        } else if slowed {
+            // Slowed near something: the steering goes on from where the
+            // arm goes, not from where it asked for.
+            self.steering.slowed(chain, &goal);
         }
         if let Some(t) = self.steering.target() {
             self.active = Some(t.clone());

@@ -1,0 +1,134 @@
+//! Criterion benchmarks of the collision check (issue 21's goals, README
+//! "Benchmarks"): the full check the solvers and the node's guard ask
+//! (`clear_of`: every checked pair, the arm itself, the floor and a box,
+//! keeps the margin) and the distance query the jog slows down by
+//! (`nearest`: the closest pair and its signed distance).
+//!
+//! ```text
+//! cargo bench --bench collision                     # full run
+//! cargo bench --bench collision -- --test           # each bench once
+//! ```
+//!
+//! Each bench cycles through 100 random configurations within the limits
+//! that keep the margin (a check that passes, the common case and the
+//! one MoveIt's figures are for: every pair is looked at). Robots: the
+//! project arm (boxes, a cylinder, capsules for its two links without
+//! geometry) and SO-101 (six moving links of convex mesh hulls) when
+//! `../shared/robots/so101.urdf` and its meshes (example-robot-data in
+//! `.venv`, installed by `scripts/python-env`) are there.
+
+use arm_ik::collision::{self, CollisionOptions, World};
+use arm_ik::ik::Rng;
+use arm_ik::model::Chain;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+/// Configurations each bench cycles through.
+const ROTATION: usize = 100;
+
+/// A table at the base's bottom and a box beside the arm.
+const WORKSPACE: &str = "floor_z: 0.0\nobstacles:\n  - name: box\n    shape: box\n    size: [0.08, 0.08, 0.1]\n    position: [0.0, -0.22, 0.05]\n";
+
+fn project() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The meshes' share folder of example-robot-data in `.venv`, if installed.
+fn mesh_share() -> Option<PathBuf> {
+    let lib = project().join(".venv/lib");
+    std::fs::read_dir(&lib)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("site-packages/cmeel.prefix/share"))
+        .find(|p| p.join("example-robot-data").is_dir())
+}
+
+fn shared() -> PathBuf {
+    match std::env::var_os("ARM_IK_SHARED") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => project().join("../shared"),
+    }
+}
+
+/// The robots to measure: name, chain and world.
+fn robots() -> Vec<(&'static str, Chain, World)> {
+    let workspace =
+        std::env::temp_dir().join(format!("arm_ik-bench-ws-{}.yaml", std::process::id()));
+    std::fs::write(&workspace, WORKSPACE).expect("a temporary file");
+    let options = CollisionOptions {
+        workspace: Some(workspace.clone()),
+        ..CollisionOptions::default()
+    };
+    let mut out = Vec::new();
+    let arm = Chain::from_urdf_file(project().join("urdf/arm.urdf"), None, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let world = collision::build(&arm, &options).unwrap_or_else(|e| panic!("{e}"));
+    out.push(("arm", arm, world));
+    let so101 = shared().join("robots/so101.urdf");
+    match (so101.is_file(), mesh_share()) {
+        (true, Some(share)) => {
+            let chain =
+                Chain::from_urdf_file(&so101, Some("base_link"), Some("gripper_frame_link"))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            let options = CollisionOptions {
+                mesh_path: vec![share],
+                ..options
+            };
+            let world = collision::build(&chain, &options).unwrap_or_else(|e| panic!("{e}"));
+            out.push(("so101", chain, world));
+        }
+        _ => eprintln!(
+            "note: {} or its meshes (scripts/python-env) not there, skipping so101",
+            so101.display()
+        ),
+    }
+    let _ = std::fs::remove_file(workspace);
+    out
+}
+
+/// [`ROTATION`] random configurations within the limits that keep the
+/// margin.
+fn clear_configurations(chain: &Chain, world: &mut World) -> Vec<Vec<f64>> {
+    let mut rng = Rng::new(21);
+    let margin = world.margin();
+    let mut out = Vec::new();
+    while out.len() < ROTATION {
+        let q: Vec<f64> = chain
+            .joints
+            .iter()
+            .map(|j| {
+                let (lo, hi) = j.sample_range();
+                rng.range(lo, hi)
+            })
+            .collect();
+        if world.clear_of(&q, margin, None).is_ok() {
+            out.push(q);
+        }
+    }
+    out
+}
+
+fn check(c: &mut Criterion) {
+    for (name, chain, mut world) in robots() {
+        let qs = clear_configurations(&chain, &mut world);
+        let margin = world.margin();
+        let mut i = 0;
+        c.bench_function(&format!("collision/check/{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % qs.len();
+                black_box(world.clear_of(black_box(&qs[i]), margin, None).is_ok())
+            })
+        });
+        let mut i = 0;
+        c.bench_function(&format!("collision/distance/{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % qs.len();
+                black_box(world.nearest(black_box(&qs[i])).distance)
+            })
+        });
+    }
+}
+
+criterion_group!(benches, check);
+criterion_main!(benches);
