@@ -42,6 +42,8 @@ fn node(name: &str, workspace: &str, initial: Option<Vec<f64>>) -> (NodeCore, Pa
         ..NodeSettings::default()
     };
     settings.motion.rate_hz = 1.0 / DT;
+    // Generous: these tests are about the answers, not timing.
+    settings.solver.budget_ms = 500.0;
     let chain = arm();
     let mut core = NodeCore::from_settings(&chain, &settings).unwrap();
     if let Some(q) = initial {

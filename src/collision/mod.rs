@@ -180,28 +180,43 @@ pub fn describe(world: &World) -> Vec<String> {
 }
 
 /// The solvers' view of the world: a solution is admissible when every
-/// checked pair keeps the margin. Remembers the pair of the last refusal.
+/// checked pair keeps the margin. Counts which pair refused the solutions
+/// (not the best efforts), so a refusal can name the one that stood in the
+/// way most often.
 pub struct Clear<'a> {
     pub world: &'a mut World,
-    pub refused: Option<Nearest>,
+    /// Each pair that refused a solution, with how many.
+    tally: Vec<(Nearest, usize)>,
 }
 
 impl<'a> Clear<'a> {
     pub fn new(world: &'a mut World) -> Clear<'a> {
         Clear {
             world,
-            refused: None,
+            tally: Vec::new(),
         }
+    }
+
+    /// The pair that refused the most solutions (the first such), if any
+    /// was refused.
+    pub fn refused(&self) -> Option<Nearest> {
+        let most = self.tally.iter().map(|t| t.1).max()?;
+        self.tally.iter().find(|t| t.1 == most).map(|t| t.0)
     }
 }
 
 impl Admissible for Clear<'_> {
-    fn admits(&mut self, q: &[f64]) -> bool {
+    fn admits(&mut self, q: &[f64], reaches: bool) -> bool {
         let margin = self.world.margin();
         match self.world.clear_of(q, margin, None) {
             Ok(()) => true,
             Err(n) => {
-                self.refused = Some(n);
+                if reaches {
+                    match self.tally.iter_mut().find(|t| (t.0.a, t.0.b) == (n.a, n.b)) {
+                        Some(t) => t.1 += 1,
+                        None => self.tally.push((n, 1)),
+                    }
+                }
                 false
             }
         }

@@ -230,8 +230,9 @@ impl Solver {
 /// kinematics library needs no collision library.
 pub trait Admissible {
     /// True when the joint vector `q` (one value per chain joint) may be
-    /// an answer.
-    fn admits(&mut self, q: &[f64]) -> bool;
+    /// an answer. `reaches`: `q` reaches the target (a refused solution,
+    /// whose reason the caller may report), rather than a best effort.
+    fn admits(&mut self, q: &[f64], reaches: bool) -> bool;
 }
 
 /// Seed of the restarts [`Solver::solve_admissible`] makes for the
@@ -263,7 +264,7 @@ impl Solver {
             return Ok(s.solve_with(target, seed, Some(check)));
         }
         let first = self.solve(target, seed)?;
-        if check.admits(&first.q) {
+        if check.admits(&first.q, first.status.is_converged()) {
             return Ok(first);
         }
         let mut rng = Rng::new(ADMISSIBLE_SEED);
@@ -274,7 +275,7 @@ impl Solver {
                 *v = rng.range(lo, hi);
             }
             let s = self.solve(target, &start)?;
-            if s.status.is_converged() && check.admits(&s.q) {
+            if s.status.is_converged() && check.admits(&s.q, true) {
                 return Ok(s);
             }
         }

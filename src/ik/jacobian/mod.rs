@@ -191,7 +191,7 @@ impl JacobianSolver {
             });
             let mut attempt = descent.run(ws);
             if let Some(c) = check.as_deref_mut()
-                && !c.admits(&ws.q)
+                && !c.admits(&ws.q, attempt.converged)
             {
                 // Refused: neither a solution nor a best effort to keep.
                 if attempt.converged {

@@ -142,7 +142,7 @@ impl<S: ServoOutput> NodeCore<S> {
         let r = self
             .solver
             .solve_admissible(target, seed, &mut clear, budget);
-        let pair = clear.refused.map(|n| g.world().describe(&n));
+        let pair = clear.refused().map(|n| g.world().describe(&n));
         (r, pair)
     }
 
