@@ -123,7 +123,7 @@ fn marker(
             }
         }
         Solid::Hull(h) => {
-            let (points, faces) = h.to_trimesh();
+            let (points, faces) = h.poly.to_trimesh();
             MarkerShape::Triangles(
                 faces
                     .iter()

@@ -11,6 +11,8 @@
 //! collision matrix's sampling reuse it.
 
 use super::CollisionError;
+use super::hull::Hull;
+use super::simplify::{TOLERANCE, simplify};
 use parry3d_f64::math::Point;
 use parry3d_f64::shape::ConvexPolyhedron;
 use std::collections::HashMap;
@@ -75,15 +77,17 @@ fn candidates(
 }
 
 type HullKey = (PathBuf, [u64; 3]);
+type Cache = Mutex<HashMap<HullKey, Arc<Hull>>>;
 
-fn cache() -> &'static Mutex<HashMap<HullKey, Arc<ConvexPolyhedron>>> {
-    static CACHE: OnceLock<Mutex<HashMap<HullKey, Arc<ConvexPolyhedron>>>> = OnceLock::new();
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
 /// The convex hull of the mesh file at `path` (STL, DAE or OBJ) scaled per
-/// axis, computed on first use and kept for the process.
-pub fn hull(path: &Path, scale: [f64; 3]) -> Result<Arc<ConvexPolyhedron>, CollisionError> {
+/// axis, with fewer vertices within a millimetre (see [`simplify`]),
+/// computed on first use and kept for the process.
+pub fn hull(path: &Path, scale: [f64; 3]) -> Result<Arc<Hull>, CollisionError> {
     let key = (path.to_path_buf(), scale.map(f64::to_bits));
     if let Some(h) = cache().lock().map_err(|_| poisoned(path))?.get(&key) {
         return Ok(h.clone());
@@ -113,7 +117,8 @@ pub fn hull(path: &Path, scale: [f64; 3]) -> Result<Arc<ConvexPolyhedron>, Colli
     }
     let hull = ConvexPolyhedron::from_convex_hull(&points)
         .ok_or_else(|| bad("its vertices span no volume (flat or degenerate)".into()))?;
-    let hull = Arc::new(hull);
+    let (hull, round) = simplify(hull, TOLERANCE);
+    let hull = Arc::new(Hull::new(hull, round));
     cache()
         .lock()
         .map_err(|_| poisoned(path))?

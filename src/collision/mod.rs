@@ -19,9 +19,11 @@
 
 pub mod acm;
 pub mod body;
+pub mod hull;
 pub mod markers;
 pub mod mesh;
 pub mod sampling;
+pub mod simplify;
 pub mod solid;
 pub mod workspace;
 pub mod world;

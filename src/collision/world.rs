@@ -14,8 +14,9 @@ use super::workspace::{Floor, Workspace};
 use super::{CollisionError, CollisionOptions};
 use crate::model::{Chain, Geometry};
 use parry3d_f64::bounding_volume::Aabb;
-use parry3d_f64::math::{Isometry, Real, Vector};
+use parry3d_f64::math::{Isometry, Point, Real, Vector};
 use parry3d_f64::query::details::contact_support_map_support_map;
+use parry3d_f64::shape::SupportMap;
 
 /// Farther than this (m) nothing is measured exactly.
 const FAR: f64 = 10.0;
@@ -77,9 +78,14 @@ pub struct World {
     margin: f64,
     /// The workspace the obstacles came from.
     workspace: Workspace,
+    /// Where each pair's (and each floor pair's) searches on hulls start:
+    /// where they ended the query before.
+    hints: Vec<[u32; 2]>,
+    floor_hints: Vec<u32>,
     // Scratch of each query.
     poses: Vec<Isometry<Real>>,
     boxes: Vec<Aabb>,
+    centres: Vec<Point<Real>>,
     order: Vec<(f64, u32)>,
 }
 
@@ -113,8 +119,11 @@ impl World {
             floor_origin: None,
             margin,
             workspace: Workspace::default(),
+            hints: Vec::new(),
+            floor_hints: Vec::new(),
             poses: Vec::new(),
             boxes: Vec::new(),
+            centres: Vec::new(),
             order: Vec::new(),
         };
         w.set_workspace(workspace)?;
@@ -219,8 +228,11 @@ impl World {
         self.floor = floor.map(|f| f.0);
         self.floor_origin = floor.and_then(|f| f.1);
         self.workspace = ws.clone();
+        self.hints = vec![[0, 0]; self.pairs.len()];
+        self.floor_hints = vec![0; self.floored.len()];
         self.poses = vec![Isometry::identity(); self.items.len()];
         self.boxes = vec![Aabb::new_invalid(); self.items.len()];
+        self.centres = vec![Point::origin(); self.items.len()];
         Ok(())
     }
 
@@ -322,34 +334,54 @@ impl World {
             };
             let pose = frame * item.part.place;
             self.boxes[i] = item.part.aabb.transform_by(&pose);
+            self.centres[i] = frame * item.part.centre;
             self.poses[i] = pose;
         }
     }
 
-    /// Signed distance of items `i` and `j`, when below `upto`.
-    fn pair_distance(&self, i: u32, j: u32, upto: f64) -> Option<f64> {
+    /// Signed distance of items `i` and `j`, when below `upto`; `hint`
+    /// is where the searches on their hulls start, and end.
+    fn pair_distance(&self, i: u32, j: u32, upto: f64, hint: &mut [u32; 2]) -> Option<f64> {
         let (a, b) = (&self.items[i as usize], &self.items[j as usize]);
         let pos12 = self.poses[i as usize].inv_mul(&self.poses[j as usize]);
+        let (sa, sb) = (
+            a.part.solid.support_from(hint[0]),
+            b.part.solid.support_from(hint[1]),
+        );
+        // Rounded hulls are measured without their rounding, which comes
+        // off the distance.
+        let round = a.part.solid.round() + b.part.solid.round();
         // GJK's search bound must not be negative: overlaps are found by
         // EPA, past it; the caller compares the depth.
-        contact_support_map_support_map(
-            &pos12,
-            a.part.solid.support(),
-            b.part.solid.support(),
-            upto.clamp(0.0, FAR),
-        )
-        .map(|c| c.dist)
+        let upto = (upto + round).clamp(0.0, FAR);
+        let d = contact_support_map_support_map(&pos12, &sa, &sb, upto).map(|c| c.dist - round);
+        *hint = [sa.hint(), sb.hint()];
+        d
     }
 
-    /// Signed distance of item `i` above the floor.
-    fn floor_distance(&self, i: u32) -> f64 {
+    /// Signed distance of item `i` above the floor; `hint` as for pairs.
+    fn floor_distance(&self, i: u32, hint: &mut u32) -> f64 {
         let item = &self.items[i as usize];
-        let low = item
-            .part
-            .solid
-            .support()
-            .support_point(&self.poses[i as usize], &-Vector::z());
-        low.z - self.floor.unwrap_or(f64::NEG_INFINITY)
+        let s = item.part.solid.support_from(*hint);
+        let low = s.support_point(&self.poses[i as usize], &-Vector::z());
+        *hint = s.hint();
+        low.z - item.part.solid.round() - self.floor.unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// A lower bound of the distance between items `i` and `j` (placed):
+    /// the gap between their bounding boxes, or when that is below
+    /// `enough`, the larger of it and the gap between their balls; 0 or
+    /// less when both overlap.
+    fn gap(&self, i: u32, j: u32, enough: f64) -> f64 {
+        let (i, j) = (i as usize, j as usize);
+        let boxes = box_gap(&self.boxes[i], &self.boxes[j]);
+        if boxes >= enough {
+            return boxes;
+        }
+        let balls = (self.centres[i] - self.centres[j]).norm()
+            - self.items[i].part.radius
+            - self.items[j].part.radius;
+        boxes.max(balls)
     }
 
     fn owners(&self, i: u32, j: Option<u32>) -> (Owner, Owner) {
@@ -360,12 +392,20 @@ impl World {
     /// The closest checked pair at `axes` and its signed distance;
     /// infinite when nothing is checked.
     pub fn nearest(&mut self, axes: &[f64]) -> Nearest {
+        self.nearest_within(axes, f64::INFINITY)
+    }
+
+    /// [`World::nearest`] when the closest pair is closer than `cap` (m),
+    /// else no pair (an infinite distance): the question "does anything
+    /// come closer than this?", which skips every pair whose bounding
+    /// boxes are farther apart than `cap`.
+    pub fn nearest_within(&mut self, axes: &[f64], cap: f64) -> Nearest {
         self.place(axes);
         let mut order = std::mem::take(&mut self.order);
         order.clear();
         for (k, &(i, j)) in self.pairs.iter().enumerate() {
-            // Overlapping boxes bound nothing: the solids may overlap deeply.
-            let gap = box_gap(&self.boxes[i as usize], &self.boxes[j as usize]);
+            // Overlapping bounds bound nothing: the solids may overlap deeply.
+            let gap = self.gap(i, j, cap);
             order.push((if gap > 0.0 { gap } else { f64::NEG_INFINITY }, k as u32));
         }
         let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
@@ -373,29 +413,43 @@ impl World {
         for (k, &i) in self.floored.iter().enumerate() {
             order.push((self.boxes[i as usize].mins.z - floor, n + k as u32));
         }
+        order.retain(|o| o.0 < cap);
         order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        let mut best = Nearest::NONE;
+        let mut best = Nearest {
+            distance: cap,
+            ..Nearest::NONE
+        };
         for &(bound, k) in &order {
             if bound >= best.distance {
                 break;
             }
             let (d, a, b) = if k < n {
                 let (i, j) = self.pairs[k as usize];
-                let Some(d) = self.pair_distance(i, j, best.distance.max(0.0)) else {
+                let mut hint = self.hints[k as usize];
+                let d = self.pair_distance(i, j, best.distance.max(0.0), &mut hint);
+                self.hints[k as usize] = hint;
+                let Some(d) = d else {
                     continue;
                 };
                 let (a, b) = self.owners(i, Some(j));
                 (d, a, b)
             } else {
-                let i = self.floored[(k - n) as usize];
+                let f = (k - n) as usize;
+                let i = self.floored[f];
                 let (a, b) = self.owners(i, None);
-                (self.floor_distance(i), a, b)
+                let mut hint = self.floor_hints[f];
+                let d = self.floor_distance(i, &mut hint);
+                self.floor_hints[f] = hint;
+                (d, a, b)
             };
             if d < best.distance {
                 best = Nearest { distance: d, a, b };
             }
         }
         self.order = order;
+        if best.distance >= cap {
+            return Nearest::NONE;
+        }
         best
     }
 
@@ -416,27 +470,32 @@ impl World {
             _ => 0.0,
         };
         let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
-        for &i in &self.floored {
+        for (f, &i) in self.floored.iter().enumerate() {
             let (a, b) = self.owners(i, None);
             let needed = clearance + extra(a);
             if self.boxes[i as usize].mins.z - floor >= needed {
                 continue;
             }
-            let d = self.floor_distance(i);
+            let mut hint = self.floor_hints[f];
+            let d = self.floor_distance(i, &mut hint);
+            self.floor_hints[f] = hint;
             if d < needed {
                 return Err(Nearest { distance: d, a, b });
             }
         }
-        for &(i, j) in &self.pairs {
+        for (k, &(i, j)) in self.pairs.iter().enumerate() {
             let (a, b) = self.owners(i, Some(j));
             let needed = clearance + extra(a) + extra(b);
-            // Overlapping boxes bound nothing below: the solids may
+            // Overlapping bounds bound nothing below: the solids may
             // overlap by more than `needed` allows.
-            let gap = box_gap(&self.boxes[i as usize], &self.boxes[j as usize]);
+            let gap = self.gap(i, j, needed);
             if gap > 0.0 && gap >= needed {
                 continue;
             }
-            if let Some(d) = self.pair_distance(i, j, needed)
+            let mut hint = self.hints[k];
+            let d = self.pair_distance(i, j, needed, &mut hint);
+            self.hints[k] = hint;
+            if let Some(d) = d
                 && d < needed
             {
                 return Err(Nearest { distance: d, a, b });
@@ -462,7 +521,7 @@ impl World {
                     by_link[y].iter().any(|&j| {
                         box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) < self.margin
                             && self
-                                .pair_distance(i, j, self.margin)
+                                .pair_distance(i, j, self.margin, &mut [0, 0])
                                 .is_some_and(|d| d < self.margin)
                     })
                 })

@@ -183,9 +183,12 @@ impl Guard {
         let mut trial = self.trial.take().unwrap_or_else(|| motion.clone());
         trial.clone_from(motion);
         trial.track(goal);
-        let next = self.world.nearest(trial.position()).distance;
+        // Only whether something comes closer than now matters.
+        let next = self
+            .world
+            .nearest_within(trial.position(), self.now.distance);
         self.trial = Some(trial);
-        if next >= self.now.distance {
+        if next.distance >= self.now.distance {
             return false;
         }
         let share = (inside / SLOW_ZONE).clamp(SLOWEST, 1.0);
