@@ -190,13 +190,13 @@ impl JacobianSolver {
                 cutoff: search.nearest.distance,
             });
             let mut attempt = descent.run(ws);
+            // A solution the check refuses is one more failed attempt (a
+            // best effort is checked once, at the end, if it is the answer).
             if let Some(c) = check.as_deref_mut()
-                && !c.admits(&ws.q, attempt.converged)
+                && attempt.converged
+                && !c.admits(&ws.q, true)
             {
-                // Refused: neither a solution nor a best effort to keep.
-                if attempt.converged {
-                    search.refused += 1;
-                }
+                search.refused += 1;
                 attempt.converged = false;
                 attempt.cost = f64::INFINITY;
             }
@@ -207,6 +207,14 @@ impl JacobianSolver {
                 descent.patience = Patience::QUICK;
             }
             ws.restarts.next(&ws.bounds, &mut ws.q);
+        }
+        // A best effort in collision is no answer: the arm stays put.
+        if let Some(c) = check
+            && ws.best != seed
+            && !search.found
+            && !c.admits(&ws.best, false)
+        {
+            ws.best.copy_from_slice(seed);
         }
         ws.bounds.wind_toward(&mut ws.best, seed);
         finish(
@@ -290,6 +298,8 @@ struct Search {
     attempts: u32,
     /// Attempts whose end the caller's check refused.
     refused: u32,
+    /// An attempt converged (and was admitted): the answer is a solution.
+    found: bool,
 }
 
 impl Search {
@@ -312,6 +322,7 @@ impl Search {
             nearest: Nearest::new(),
             attempts: 0,
             refused: 0,
+            found: false,
         }
     }
 
@@ -327,6 +338,7 @@ impl Search {
     ) -> bool {
         self.attempts += 1;
         self.attempts_left -= 1;
+        self.found |= attempt.converged;
         self.iterations += attempt.iterations;
         let settled = match (&setup.options.closest, attempt.converged) {
             (Some(c), true) => {
