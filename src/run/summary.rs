@@ -3,8 +3,8 @@
 //! JSON a script reads is this struct, field for field.
 
 use crate::ik::SolverKind;
-use crate::node::status::CommandCounters;
 use crate::node::status::RunningStats;
+use crate::node::status::{CollisionStatus, CommandCounters};
 use crate::node::{FigureEight, NodeStatus, RejectReason, TargetCounters, TimeSummary};
 use crate::replay::CatchUp;
 use serde::Serialize;
@@ -134,6 +134,10 @@ pub struct RunSummary {
     pub solve_time_us: Micros,
     pub tick_time_us: Micros,
     pub last_rejection: Option<Rejection>,
+    /// The collision check, when it is on: the smallest distance between a
+    /// checked pair and that pair (now and since start), the ticks that
+    /// ended in collision, the motions stopped short of contact.
+    pub collision: Option<CollisionStatus>,
     /// The built-in path followed, when it was the input.
     pub path: Option<FigureEight>,
     pub ended: Ending,
@@ -183,6 +187,7 @@ impl RunSummary {
                 reason: *reason,
                 why: why.clone(),
             }),
+            collision: s.collision.clone(),
             path: p.path,
             ended: p.ended,
             verdict: verdict(&s.targets, &p.tally),
