@@ -5,7 +5,8 @@
 //! published or streamed.
 //!
 //! Layers, lowest first; a module imports only from layers below it:
-//! [`model`] → [`ik`] → `servo`, `bag`, `bench` → `node` → `replay` → `run`
+//! [`model`] → [`ik`] → `collision` → `servo`, `bag`, `bench` → `node` →
+//! `replay` → `run`
 //! (assembles a node on the output its parameters choose, and runs it
 //! without ROS from any command source, bags read as replay reads them) →
 //! `ros`, the CLI and the binaries.
@@ -79,6 +80,8 @@
 pub mod bag;
 #[cfg(feature = "app")]
 pub mod bench;
+#[cfg(feature = "app")]
+pub mod collision;
 pub mod ik;
 pub mod model;
 #[cfg(feature = "app")]

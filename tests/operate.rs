@@ -188,9 +188,11 @@ fn a_joint_command_reaches_its_pose_within_the_limits_and_replaces_the_target() 
     n.push_target(TargetMsg::position([0.2, 0.05, 0.15]));
     run(&mut n, 0, 5);
     assert!(n.core().active_target().is_some());
-    // The shoulder beyond its limit is clamped to it.
+    // The shoulder beyond its limit is clamped to it (the elbow bent up:
+    // bent down, the hand would go through the table, which the collision
+    // check stops).
     n.push_command(joints(&[
-        ("elbow", 1.0),
+        ("elbow", -1.0),
         ("shoulder", 5.0),
         ("gripper", 0.6),
     ]));
@@ -198,7 +200,7 @@ fn a_joint_command_reaches_its_pose_within_the_limits_and_replaces_the_target() 
     let last = states.last().unwrap();
     let shoulder_max = chain.joints[1].limits.upper;
     assert_eq!(last.position[1], shoulder_max);
-    assert_eq!((last.position[2], last.position[GRIPPER]), (1.0, 0.6));
+    assert_eq!((last.position[2], last.position[GRIPPER]), (-1.0, 0.6));
     assert!(n.core().active_target().is_none(), "the target was dropped");
     let limits = n.core().motion().limits().to_vec();
     for js in &states {

@@ -12,11 +12,13 @@
 //! Success is judged here, independently of what the solver claims: the
 //! returned joints go through the chain's forward kinematics again.
 
+mod clear;
 mod generate;
 mod kcompare;
 mod summary;
 mod targets;
 
+pub use clear::{CollisionFigures, clear_targets, run_clear};
 pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
 pub use summary::{
@@ -62,6 +64,10 @@ pub struct Record {
     /// answer (rad); absent for a path's first target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<f64>,
+    /// With the collision check: the answer's smallest distance between a
+    /// checked pair (m, signed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clearance: Option<f64>,
 }
 
 /// What the benchmark makes of one returned configuration.
@@ -78,6 +84,9 @@ pub enum Verdict {
     Time,
     /// The solver refused the query with an error.
     Rejected,
+    /// Reached, but the arm there is closer than the margin to itself,
+    /// the floor or an obstacle (with the collision check).
+    Collision,
 }
 
 impl Verdict {
@@ -89,6 +98,7 @@ impl Verdict {
             Verdict::Limits => "limits",
             Verdict::Time => "time",
             Verdict::Rejected => "rejected",
+            Verdict::Collision => "collision",
         }
     }
 
@@ -100,6 +110,7 @@ impl Verdict {
             Verdict::Limits => "a joint outside its limits",
             Verdict::Time => "reached after the budget",
             Verdict::Rejected => "refused by the solver",
+            Verdict::Collision => "reached, but closer than the collision margin",
         }
     }
 }
@@ -281,6 +292,7 @@ fn record(
             iterations: answer.iterations,
             distance: f64::NAN,
             step: None,
+            clearance: None,
         };
     };
     let j = judge(chain, sample, &q, answer.elapsed, c);
@@ -299,6 +311,7 @@ fn record(
         step: previous
             .filter(|_| usable)
             .map(|p| largest_step(chain, p, &q)),
+        clearance: None,
         q,
         t,
     }

@@ -48,6 +48,10 @@ pub struct Summary {
     pub budget_ms: f64,
     /// Why the failed queries failed, most frequent first.
     pub failures: Vec<FailureCount>,
+    /// With the collision check: the targets left out and the closest
+    /// any answer came (the caller fills it in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collision: Option<super::CollisionFigures>,
 }
 
 /// How many queries failed the same way.
@@ -130,6 +134,7 @@ pub fn summarize(solver: &str, set: &TargetSet, records: &[Record], c: &Criteria
         orientation_tolerance: c.orientation_tolerance,
         budget_ms: c.budget.as_secs_f64() * 1e3,
         failures: failure_counts(records),
+        collision: None,
     }
 }
 

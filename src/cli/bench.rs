@@ -1,10 +1,12 @@
 //! `arm_ik bench`: the benchmark protocols of `arm_ik::bench` (targets as
 //! in `../shared/targets/README.md`, or paths).
 
-use super::settings_args::SolverArgs;
+use super::collision_args::WorldArgs;
+use super::settings_args::{SolverArgs, flag_usage};
 use super::stop::Stop;
 use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
+use arm_ik::collision;
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
 use serde_json::json;
@@ -29,6 +31,18 @@ pub struct Args {
     /// Also run another solver on the same targets in the same run: `k`.
     #[arg(long)]
     compare: Option<String>,
+    /// Collision-aware IK, as the node solves: only a solution that keeps
+    /// the margin from the arm itself, the floor and the workspace counts;
+    /// targets whose own pose does not are left out.
+    #[arg(long)]
+    collision: bool,
+    /// Leave out the targets whose own pose is in collision (as
+    /// --collision does) but solve without the check: the same targets
+    /// for a run to compare --collision with.
+    #[arg(long, conflicts_with = "collision")]
+    clear_targets: bool,
+    #[command(flatten)]
+    world: WorldArgs,
     /// Write every query's joints, time and status as JSON.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -65,6 +79,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let seed = set.seed(&a.seed_name)?.to_vec();
+    let options = a.world.options(a.collision).map_err(flag_usage)?;
+    let mut world = match a.collision || a.clear_targets {
+        true => Some(collision::build(&chain, &options)?),
+        false => None,
+    };
+    let (set, skipped) = match &mut world {
+        Some(w) => bench::clear_targets(&set, w),
+        None => (set, 0),
+    };
+    if !a.collision {
+        world = None;
+    }
     // Before our own run, so a comparison that cannot run fails at once.
     let k = match a.compare.as_deref() {
         None => None,
@@ -82,13 +108,25 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let mut solver = Solver::new(&chain, config, common)?;
     let stop = Stop::on_signals()?;
-    let records = bench::run_until(&mut solver, &set, &seed, &criteria, stop.flag());
-    let name = if a.solver.closest {
-        format!("{}+closest", solver.kind())
-    } else {
-        solver.kind().to_string()
+    let (records, figures) = match &mut world {
+        Some(w) => {
+            let (r, f) =
+                bench::run_clear(&mut solver, &set, &seed, &criteria, w, skipped, stop.flag());
+            (r, Some(f))
+        }
+        None => (bench::run_until(&mut solver, &set, &seed, &criteria, stop.flag()), None),
     };
-    let ours = bench::summarize(&name, &set, &records, &criteria);
+    let mut name = solver.kind().to_string();
+    if a.solver.closest {
+        name.push_str("+closest");
+    }
+    if figures.is_some() {
+        name.push_str("+collision");
+    } else if a.clear_targets {
+        name.push_str(" (clear targets)");
+    }
+    let mut ours = bench::summarize(&name, &set, &records, &criteria);
+    ours.collision = figures;
 
     let other = k.filter(|_| !stop.requested()).map(|kc| {
         let rec = kc.run(&chain, &set, &seed, &criteria);
@@ -182,6 +220,16 @@ fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) -> std:
         outln!(
             "dist: |q - previous answer| (rad); max_step: largest change of one joint; \
              jumps: steps moving a joint more than {STEP_LIMIT} rad"
+        )?;
+    }
+    if let Some(c) = &ours.collision {
+        outln!(
+            "collision check: margin {:.0} mm; {} targets left out (their own pose is closer); \
+             the closest answer {:.1} mm ({})",
+            c.margin * 1e3,
+            c.skipped,
+            c.min_clearance * 1e3,
+            c.closest
         )?;
     }
     for s in std::iter::once(ours).chain(other) {

@@ -6,6 +6,8 @@ pub mod out;
 mod bag_args;
 mod bench;
 mod check;
+mod collision_args;
+mod collisions;
 mod drive;
 mod fk;
 mod import_lerobot;
@@ -40,6 +42,10 @@ pub struct Cli {
 enum Command {
     /// Show a URDF chain: joints, limits, and which solvers apply (and why not).
     Check(check::Args),
+    /// Show the collision model of a URDF: approximated links, the floor,
+    /// the pairs checked and those left out (the allowed-collision matrix)
+    /// and why; --srdf-out writes them as an SRDF for MoveIt.
+    Collisions(collisions::Args),
     /// Solve one target pose.
     Solve(solve::Args),
     /// Forward kinematics: joint angles in, the tip's pose out (--all:
@@ -158,6 +164,7 @@ pub fn error_text(e: &anyhow::Error) -> String {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(a) => check::run(a),
+        Command::Collisions(a) => collisions::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Fk(a) => fk::run(a),
         Command::Bench(a) => bench::run(a),

@@ -173,6 +173,8 @@ pub struct NodeArgs {
     pub gripper_stall_load: f64,
     #[command(flatten)]
     pub jog: JogArgs,
+    #[command(flatten)]
+    pub collision: super::collision_args::CollisionArgs,
 }
 
 /// How `{"type":"twist"}` input lines move the tip (the jog's ROS
@@ -254,6 +256,7 @@ impl NodeArgs {
             motion: self.settings().map_err(flag_usage)?,
             jog: self.jog.settings().map_err(flag_usage)?,
             gripper: self.gripper().map_err(flag_usage)?,
+            collision: self.collision.options().map_err(flag_usage)?,
         })
     }
 

@@ -33,6 +33,7 @@ fn from_flags(argv: &[&str]) -> Result<NodeSettings, SettingError> {
         motion: flags.node.settings()?,
         jog: flags.node.jog.settings()?,
         gripper: flags.node.gripper()?,
+        collision: flags.node.collision.options()?,
     })
 }
 

@@ -35,6 +35,7 @@ pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use solution::{Outcome, finish};
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// Errors that stop a solve before it starts. Everything that can be
@@ -219,6 +220,79 @@ impl Solver {
             Solver::Ccd(_) => SolverKind::Ccd,
             Solver::Fabrik(_) => SolverKind::Fabrik,
         }
+    }
+}
+
+/// A condition a solution must meet besides its joint limits and the
+/// target: clear of collisions, in the application. The solvers look on
+/// (restarts, within their budget) for a solution it admits, and say
+/// [`Reason::Inadmissible`] when they find none. Kept as a trait so the
+/// kinematics library needs no collision library.
+pub trait Admissible {
+    /// True when the joint vector `q` (one value per chain joint) may be
+    /// an answer. `reaches`: `q` reaches the target (a refused solution,
+    /// whose reason the caller may report), rather than a best effort.
+    fn admits(&mut self, q: &[f64], reaches: bool) -> bool;
+}
+
+/// Seed of the restarts [`Solver::solve_admissible`] makes for the
+/// solvers without restarts of their own (deterministic answers).
+const ADMISSIBLE_SEED: u64 = 0xad31_5510;
+
+impl Solver {
+    /// [`Solver::solve`], but only a solution `check` admits counts: the
+    /// Jacobian solver keeps restarting within its budget until one is;
+    /// the others are restarted from random seeds within `budget`. When
+    /// none is found the answer is the seed with the status
+    /// [`SolveStatus::BestEffort`]`(`[`Reason::Inadmissible`]`)`.
+    pub fn solve_admissible(
+        &mut self,
+        target: &Target,
+        seed: &[f64],
+        check: &mut dyn Admissible,
+        budget: Duration,
+    ) -> Result<Solution, IkError> {
+        let started = Instant::now();
+        if let Solver::Jacobian(s) = self {
+            target.validate()?;
+            if seed.len() != s.chain().dof() {
+                return Err(IkError::SeedLength {
+                    expected: s.chain().dof(),
+                    got: seed.len(),
+                });
+            }
+            return Ok(s.solve_with(target, seed, Some(check)));
+        }
+        let first = self.solve(target, seed)?;
+        if check.admits(&first.q, first.status.is_converged()) {
+            return Ok(first);
+        }
+        let mut rng = Rng::new(ADMISSIBLE_SEED);
+        let mut start = seed.to_vec();
+        while started.elapsed() < budget {
+            for (v, j) in start.iter_mut().zip(&self.chain().joints) {
+                let (lo, hi) = j.sample_range();
+                *v = rng.range(lo, hi);
+            }
+            let s = self.solve(target, &start)?;
+            if s.status.is_converged() && check.admits(&s.q, true) {
+                return Ok(s);
+            }
+        }
+        let chain = self.chain();
+        let bounds = Bounds::new(chain, &[]);
+        Ok(finish(
+            chain,
+            &bounds,
+            target,
+            &Tolerance::default(),
+            seed,
+            Outcome {
+                q: seed.to_vec(),
+                iterations: first.iterations,
+                why_not: Reason::Inadmissible,
+            },
+        ))
     }
 }
 

@@ -18,6 +18,10 @@ pub enum Reason {
     Stalled,
     /// The arithmetic broke down (NaN); the seed is returned.
     Numerical,
+    /// Every solution found was refused by the caller's check (see
+    /// [`Admissible`](super::Admissible): in collision); the seed is
+    /// returned.
+    Inadmissible,
 }
 
 impl Reason {
@@ -28,6 +32,9 @@ impl Reason {
             Reason::TimeBudget => "time budget spent before tolerance",
             Reason::Stalled => "stalled in a local minimum",
             Reason::Numerical => "numerical breakdown; seed returned",
+            Reason::Inadmissible => {
+                "every solution found was refused (in collision); seed returned"
+            }
         }
     }
 
@@ -38,6 +45,7 @@ impl Reason {
             Reason::TimeBudget => "time_budget",
             Reason::Stalled => "stalled",
             Reason::Numerical => "numerical",
+            Reason::Inadmissible => "inadmissible",
         }
     }
 }

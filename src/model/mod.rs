@@ -4,6 +4,7 @@
 //! Fixed joints are folded into the origin of the next moving joint (or into
 //! the tip offset), so forward kinematics touches only the joints that move.
 
+mod body;
 mod error;
 mod extra;
 mod finite;
@@ -12,6 +13,7 @@ mod urdf;
 mod urdf_text;
 mod xacro;
 
+pub use body::{BodyJoint, BodyLink, CollisionShape, Geometry, RobotBody};
 pub use error::ModelError;
 pub use extra::{ExtraJoint, Mimic};
 pub use kinematics::{Frames, Twist};
@@ -172,6 +174,9 @@ pub struct Chain {
     /// order: not solved for, but published and, unless they mimic
     /// another joint, commanded.
     pub extras: Vec<ExtraJoint>,
+    /// The whole robot's links and collision shapes, for the collision
+    /// checker; shared, since chains are cloned freely.
+    pub body: std::sync::Arc<RobotBody>,
 }
 
 impl Chain {

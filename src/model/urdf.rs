@@ -3,10 +3,11 @@
 //! `urdf-rs` does the XML; this module checks what it does not (finite
 //! numbers, non-zero axes, tree shape) and reports problems by name.
 
-use super::{Chain, Joint, JointKind, Limits, ModelError, Transform, finite, xacro};
+use super::{Chain, Joint, JointKind, Limits, ModelError, RobotBody, Transform, finite, xacro};
 use nalgebra::{Rotation3, Translation3, Unit, Vector3};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 mod links;
 pub use links::LinkPose;
@@ -39,6 +40,8 @@ pub struct RobotTree {
     /// For each link, the joints whose parent it is.
     child_joints: HashMap<String, Vec<usize>>,
     pub root: String,
+    /// Every link with its collision shapes (see [`RobotBody`]).
+    pub body: Arc<RobotBody>,
 }
 
 impl RobotTree {
@@ -84,7 +87,11 @@ impl RobotTree {
         }
         finite::refuse_non_finite(xml, source)?;
         let robot = urdf_rs::read_from_string(xml).map_err(|e| not_urdf(e.to_string()))?;
-        Self::from_robot(robot, source)
+        let mut tree = Self::from_robot(robot, source)?;
+        if let Some(folder) = file.and_then(Path::parent) {
+            Arc::make_mut(&mut tree.body).folder = Some(folder.to_path_buf());
+        }
+        Ok(tree)
     }
 
     fn from_robot(robot: urdf_rs::Robot, source: &str) -> Result<RobotTree, ModelError> {
@@ -136,8 +143,10 @@ impl RobotTree {
                 roots,
             });
         }
+        let body = Arc::new(RobotBody::from_urdf(&robot, &roots[0]));
         Ok(RobotTree {
             source: src(),
+            body,
             name: robot.name,
             links,
             joints: robot.joints,
@@ -261,6 +270,7 @@ impl RobotTree {
             joints,
             tip_offset: pending,
             extras: super::extra::extra_joints(&self.joints, &names, &self.source)?,
+            body: self.body.clone(),
         })
     }
 

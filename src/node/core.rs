@@ -7,12 +7,14 @@
 //! gripper, relax and enable, named poses) are in `operate`; new settings
 //! while it runs (live tuning) in `retune`.
 
+mod collide;
 mod operate;
 mod retune;
 mod steering;
 
 use super::command::{Command, Refused};
 use super::gripper::{self, GripperStatus};
+use super::guard::Guard;
 use super::joints::JointLayout;
 use super::motion::MotionLimiter;
 use super::msg::{JointState, TargetMsg, clip, stale_why};
@@ -20,6 +22,7 @@ use super::poses::Poses;
 use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
+use crate::collision::CollisionError;
 use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
@@ -43,6 +46,10 @@ pub enum NodeError {
     Setting(#[from] SettingError),
     #[error(transparent)]
     Solver(#[from] IkError),
+    /// The collision model cannot be built (a mesh, the workspace file,
+    /// the SRDF).
+    #[error(transparent)]
+    Collision(#[from] CollisionError),
 }
 
 /// What one tick produced: the joint state to publish, and what became of
@@ -93,6 +100,12 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     status: NodeStatus,
     /// The jog and the target marker.
     steering: Steering,
+    /// The collision check of every motion, when it is on.
+    guard: Option<Box<Guard>>,
+    /// Lines the front-end logs once (the collision model at start).
+    notices: Vec<String>,
+    /// The guard stopped the last tick's motion.
+    stopped: bool,
 }
 
 impl NodeCore<VirtualServo> {
@@ -154,6 +167,8 @@ impl<S: ServoOutput> NodeCore<S> {
             .synchronise_first(chain.dof());
         let mut status = NodeStatus::new(solver.kind());
         status.link = servo.link().to_string();
+        let guard = collide::make_guard(chain, &config.collision)?;
+        let notices = collide::start_notices(guard.as_deref(), &mut status);
         Ok(NodeCore {
             continuous: chain
                 .joints
@@ -182,6 +197,9 @@ impl<S: ServoOutput> NodeCore<S> {
             gripper_load: None,
             status,
             steering,
+            guard,
+            notices,
+            stopped: false,
         })
     }
 
@@ -320,6 +338,9 @@ impl<S: ServoOutput> NodeCore<S> {
     pub fn tick(&mut self, now: f64) -> Tick {
         let wall = Instant::now();
         self.take_retune();
+        if let (Some(g), Some(st)) = (&mut self.guard, &mut self.status.collision) {
+            g.poll_workspace(st);
+        }
         if !self.started {
             self.try_start();
         }
@@ -337,9 +358,12 @@ impl<S: ServoOutput> NodeCore<S> {
                 solve = Some(self.solve(p));
             }
             if !self.steer(now) {
-                self.motion.step();
+                self.guarded(|m| m.step());
             }
             self.check_stall();
+        }
+        if let (Some(g), Some(st)) = (&mut self.guard, &mut self.status.collision) {
+            g.measure(self.motion.position(), st);
         }
         let q = self.motion.position();
         // Servos that will say where they are get no command before they
@@ -454,9 +478,7 @@ impl<S: ServoOutput> NodeCore<S> {
 
     fn solve(&mut self, p: Pending) -> SolveOutcome {
         let t0 = Instant::now();
-        let result = self
-            .solver
-            .solve(&p.target, &self.motion.position()[..self.layout.dof()]);
+        let (result, refused) = self.solve_clear(&p.target);
         let st = &mut self.status;
         st.solve_time.record(t0.elapsed().as_secs_f64());
         let sol = match result {
@@ -468,6 +490,9 @@ impl<S: ServoOutput> NodeCore<S> {
                 return SolveOutcome::Refused { why: e.to_string() };
             }
         };
+        if let Some(out) = collide::refusal(&sol, refused.as_deref(), st) {
+            return out;
+        }
         st.targets.solved += 1;
         self.last_solved = Some(p.target.clone());
         st.last_position_error = sol.position_error;

@@ -23,6 +23,7 @@ pub mod command;
 pub mod core;
 pub mod follow;
 pub mod gripper;
+pub mod guard;
 pub mod jog;
 pub mod joints;
 pub mod latency;
@@ -60,6 +61,6 @@ pub use settings::{
     SolverSettings, TwistFrame,
 };
 pub use status::{
-    CommandCounters, NodeStatus, RejectReason, SolveOutcome, SteerMode, SteerStatus,
-    TargetCounters, TimeStats, TimeSummary,
+    CollisionStatus, CommandCounters, NodeStatus, RejectReason, SolveOutcome, SteerMode,
+    SteerStatus, TargetCounters, TimeStats, TimeSummary,
 };

@@ -43,6 +43,10 @@ fn jog() -> JogSettings {
     JogSettings::default()
 }
 
+fn collision() -> crate::collision::CollisionOptions {
+    crate::collision::CollisionOptions::default()
+}
+
 fn twist_frames() -> Vec<&'static str> {
     TwistFrame::NAMES.to_vec()
 }
@@ -152,6 +156,18 @@ declare_params! {
         gripper_stall_load: f64 = gripper().stall_load, live: true;
         /// Named joint poses (YAML: home, rest, ...) for the home and go_to services; empty: none.
         poses_file: String = String::new(), live: false;
+        /// Check every motion for collisions of the arm with itself, the floor and the workspace's obstacles.
+        collision_check: bool = collision().check, live: true;
+        /// Workspace file (YAML: floor_z, obstacles), re-read when it changes; empty: the floor at the base link's lowest point.
+        workspace_file: String = String::new(), live: true;
+        /// Clearance every motion keeps from the floor, the obstacles and the arm itself (m).
+        collision_margin: f64 = collision().margin, live: true;
+        /// SRDF whose disable_collisions say which link pairs are not checked; empty: a matrix sampled as MoveIt's Setup Assistant does (cached).
+        srdf_path: String = String::new(), live: false;
+        /// Folders package:// meshes are looked for in (as DIR/PACKAGE/...), separated by ':'; AMENT_PREFIX_PATH's shares come first.
+        mesh_path: String = String::new(), live: false;
+        /// Radius of the capsule around a link without collision geometry, or whose mesh is missing (m).
+        collision_capsule_radius: f64 = collision().capsule_radius, live: false;
     }
 }
 

@@ -28,10 +28,13 @@ pub enum RejectReason {
     NoGripper,
     /// A named pose that the poses file does not have.
     UnknownPose,
+    /// Every solution found puts the arm in collision (with itself, the
+    /// floor or an obstacle); the reason names the pair.
+    Collision,
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 8] = [
+    pub const ALL: [RejectReason; 9] = [
         RejectReason::NotFinite,
         RejectReason::Invalid,
         RejectReason::Stale,
@@ -40,6 +43,7 @@ impl RejectReason {
         RejectReason::UnknownJoint,
         RejectReason::NoGripper,
         RejectReason::UnknownPose,
+        RejectReason::Collision,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +56,7 @@ impl RejectReason {
             RejectReason::UnknownJoint => "unknown_joint",
             RejectReason::NoGripper => "no_gripper",
             RejectReason::UnknownPose => "unknown_pose",
+            RejectReason::Collision => "collision",
         }
     }
 }
@@ -67,6 +72,7 @@ pub struct Rejections {
     pub unknown_joint: u64,
     pub no_gripper: u64,
     pub unknown_pose: u64,
+    pub collision: u64,
 }
 
 impl Rejections {
@@ -79,6 +85,7 @@ impl Rejections {
             + self.unknown_joint
             + self.no_gripper
             + self.unknown_pose
+            + self.collision
     }
 
     pub fn count(&mut self, r: RejectReason) {
@@ -91,6 +98,7 @@ impl Rejections {
             RejectReason::UnknownJoint => self.unknown_joint += 1,
             RejectReason::NoGripper => self.no_gripper += 1,
             RejectReason::UnknownPose => self.unknown_pose += 1,
+            RejectReason::Collision => self.collision += 1,
         }
     }
 }
@@ -362,6 +370,52 @@ pub struct SteerStatus {
     pub note: Option<String>,
 }
 
+/// The collision check: how close the arm is, to what, and what it
+/// stopped. Distances are signed (m): negative is an overlap.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CollisionStatus {
+    /// The smallest distance between any checked pair now.
+    pub clearance: f64,
+    /// That pair, e.g. `forearm vs floor`.
+    pub closest: String,
+    /// The smallest distance since start, and its pair.
+    pub min_clearance: f64,
+    pub min_closest: String,
+    /// Ticks that ended with a pair overlapping (never expected: a bug,
+    /// or an arm that started so).
+    pub ticks_in_collision: u64,
+    /// Motions stopped short of contact.
+    pub stops: u64,
+    /// The last one: which pair, how far apart.
+    pub last_stop: Option<String>,
+    /// Said when the arm started closer than the margin.
+    pub start_in_collision: Option<String>,
+    /// Pairs measured every tick.
+    pub pairs: usize,
+    /// Times the workspace file was re-read.
+    pub workspace_loads: u64,
+    /// Why the workspace file last failed to load, until one does.
+    pub workspace_error: Option<String>,
+}
+
+impl CollisionStatus {
+    pub fn new(pairs: usize) -> CollisionStatus {
+        CollisionStatus {
+            clearance: f64::INFINITY,
+            closest: String::new(),
+            min_clearance: f64::INFINITY,
+            min_closest: String::new(),
+            ticks_in_collision: 0,
+            stops: 0,
+            last_stop: None,
+            start_in_collision: None,
+            pairs,
+            workspace_loads: 0,
+            workspace_error: None,
+        }
+    }
+}
+
 /// The node's state as a user or a diagnostics topic sees it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
@@ -402,6 +456,8 @@ pub struct NodeStatus {
     pub loop_rate_hz: f64,
     /// The jog and the target marker.
     pub steering: SteerStatus,
+    /// The collision check, when it is on.
+    pub collision: Option<CollisionStatus>,
     /// Wall time of the solves.
     #[serde(skip)]
     pub solve_time: TimeStats,
@@ -431,6 +487,7 @@ impl NodeStatus {
             ticks: 0,
             loop_rate_hz: 0.0,
             steering: SteerStatus::default(),
+            collision: None,
             solve_time: TimeStats::default(),
             tick_time: TimeStats::default(),
         }

@@ -186,6 +186,28 @@ impl Steering {
         }
     }
 
+    /// The collision check stopped the arm with its joints going to `q`:
+    /// the steering's goal is put there, a jog halts (a twist that keeps
+    /// pushing the same way stays halted, one that backs out moves), a
+    /// drag holds until the marker moves somewhere the arm may go.
+    pub fn blocked(&mut self, chain: &Chain, q: &[f64], status: &mut SteerStatus) {
+        self.goal.copy_from_slice(&q[..self.dof]);
+        if self.mode == SteerMode::Jog {
+            self.jog.halt(&chain.fk(&self.goal));
+        }
+        status.hold = Some(Hold::Collision);
+    }
+
+    /// The collision check slowed the arm near an obstacle: its joints go
+    /// to `q` this tick. The steering's goal is put there so it does not
+    /// run ahead of the arm, and the jog's target stays within its lead.
+    pub fn slowed(&mut self, chain: &Chain, q: &[f64]) {
+        self.goal.copy_from_slice(&q[..self.dof]);
+        if self.mode == SteerMode::Jog {
+            self.jog.hold_lead(&chain.fk(&self.goal));
+        }
+    }
+
     /// Something else moves the arm now: stop jogging and dragging.
     pub fn release(&mut self, status: &mut SteerStatus) {
         self.mode = SteerMode::Idle;

@@ -252,7 +252,9 @@ impl<S: ServoOutput> Replay<S> {
     }
 
     fn tick(&mut self, t: f64, sink: &mut impl TickSink) {
+        let refused = self.core.status().targets.rejected.collision;
         let tick = self.core.tick(t);
+        let in_collision = self.core.status().targets.rejected.collision > refused;
         let js = &tick.joint_state;
         self.next_tick += 1;
         self.report.ticks += 1;
@@ -265,13 +267,18 @@ impl<S: ServoOutput> Replay<S> {
         self.catch_up.observe(t, st);
         // The pending target's fate is what its solve came to.
         if let (Some(outcome), Some((index, log))) = (tick.solve, self.pending.take()) {
-            self.follow(index, log, outcome);
+            self.follow(index, log, outcome, in_collision);
         }
     }
 
-    /// Counts a solved target by its outcome, failing it where it fails.
-    fn follow(&mut self, index: u64, log: u64, outcome: SolveOutcome) {
+    /// Counts a solved target by its outcome, failing it where it fails;
+    /// `in_collision`: the refusal was the collision check's.
+    fn follow(&mut self, index: u64, log: u64, outcome: SolveOutcome, in_collision: bool) {
         match outcome {
+            SolveOutcome::Refused { why } if in_collision => {
+                self.report.collision_refused += 1;
+                self.fail(index, log, FailureKind::Collision, why);
+            }
             SolveOutcome::Refused { why } => {
                 self.report.rejected += 1;
                 let detail = format!("the solver refused it: {why}");
@@ -322,6 +329,7 @@ impl<S: ServoOutput> Replay<S> {
         let st = self.core.status();
         let r = &mut self.report;
         r.final_tracking_error_m = st.tracking_error;
+        r.collision = st.collision.clone();
         r.mean_tracking_error_m = st.tracking.mean;
         r.caught_up_s = self.catch_up.caught_up_s;
         r.start_up_tracking_error_m = self.catch_up.start_up;

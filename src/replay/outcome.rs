@@ -21,6 +21,8 @@ pub enum FailureKind {
     WrongType,
     /// Reached, but the IK answer's error is above the threshold.
     PositionError,
+    /// Refused: every solution found puts the arm in collision.
+    Collision,
 }
 
 /// Which limit a tick's joint state broke.
@@ -47,6 +49,8 @@ pub enum CheckName {
     VelocityLimits,
     AccelerationLimits,
     Finite,
+    /// No target refused as in collision, no tick ending in collision.
+    Collision,
 }
 
 impl CheckName {
@@ -60,6 +64,7 @@ impl CheckName {
                 FailureKind::WrongType,
             ],
             CheckName::PositionError => &[FailureKind::PositionError],
+            CheckName::Collision => &[FailureKind::Collision],
             _ => &[],
         }
     }

@@ -5,6 +5,7 @@
 use super::clock::ClockSource;
 use super::outcome::{CheckName, FailureKind, LimitKind};
 use crate::ik::SolverKind;
+use crate::node::status::CollisionStatus;
 use crate::node::status::{Rejections, RunningStats};
 use serde::Serialize;
 use std::io::Write;
@@ -97,6 +98,11 @@ pub struct Report {
     pub velocity_violations: u64,
     pub acceleration_violations: u64,
     pub non_finite: u64,
+    /// Targets refused because every solution found collides.
+    pub collision_refused: u64,
+    /// The node's collision check at the end (none when it is off): the
+    /// smallest distance since start and its pair, the ticks in collision.
+    pub collision: Option<CollisionStatus>,
     /// Over reached targets: the IK answer's error the arm then followed
     /// (`None` when no target was reached).
     pub max_position_error_m: Option<f64>,
@@ -168,6 +174,8 @@ impl Report {
             velocity_violations: 0,
             acceleration_violations: 0,
             non_finite: 0,
+            collision_refused: 0,
+            collision: None,
             max_position_error_m: None,
             max_orientation_error_rad: None,
             mean_tracking_error_m: 0.0,
@@ -264,9 +272,40 @@ impl Report {
                 self.non_finite == 0,
                 format!("{} NaN or infinite joint values", self.non_finite),
             ),
+            self.collision_check(),
         ];
         self.passed = checks.iter().all(|c| c.passed);
         self.checks = checks;
+    }
+
+    /// Collisions are never expected: a target refused as in collision or
+    /// a tick that ended in collision fails (the smallest distance and its
+    /// pair are said either way).
+    fn collision_check(&self) -> Check {
+        let Some(c) = &self.collision else {
+            return Check {
+                name: CheckName::Collision,
+                passed: true,
+                detail: "the collision check is off".into(),
+            };
+        };
+        let closest = if c.min_clearance.is_finite() {
+            format!(
+                "; closest {:.1} mm ({})",
+                c.min_clearance * 1e3,
+                c.min_closest
+            )
+        } else {
+            String::new()
+        };
+        Check {
+            name: CheckName::Collision,
+            passed: self.collision_refused == 0 && c.ticks_in_collision == 0,
+            detail: format!(
+                "{} targets refused as in collision, {} ticks in collision{closest}",
+                self.collision_refused, c.ticks_in_collision
+            ),
+        }
     }
 
     /// The IK answers' error and where the arm settled; a replay that

@@ -10,9 +10,11 @@
 //! compile on one of them: [`markers`] fills a template the caller makes
 //! with `Marker::default()` on a real ROS install.
 
+pub mod collision;
 pub mod interactive;
 pub mod twist;
 
+pub use collision::collision_markers;
 pub use interactive::{marker_feedback, marker_snapshot, marker_update};
 pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
@@ -286,7 +288,7 @@ pub fn trigger_reply(taken: &Result<(), Refused>, done: &str) -> TriggerReply {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::node::report::key_values;
     use crate::node::{HealthMonitor, NodeStatus};
@@ -303,7 +305,7 @@ mod tests {
     /// A blank Marker by struct literal: the doc-only bindings' field set
     /// (Iron and later). On a Humble install this test module would need
     /// `Marker::default()` instead, which works there.
-    fn blank_marker() -> Marker {
+    pub(crate) fn blank_marker() -> Marker {
         use r2r::sensor_msgs::msg::CompressedImage;
         use r2r::visualization_msgs::msg::MeshFile;
         Marker {

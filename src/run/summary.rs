@@ -4,8 +4,8 @@
 
 use super::delivery::Delivery;
 use crate::ik::SolverKind;
-use crate::node::status::CommandCounters;
 use crate::node::status::RunningStats;
+use crate::node::status::{CollisionStatus, CommandCounters};
 use crate::node::{FigureEight, NodeStatus, RejectReason, TargetCounters, TimeSummary};
 use crate::replay::CatchUp;
 use serde::Serialize;
@@ -173,6 +173,10 @@ pub struct RunSummary {
     pub solve_time_us: Micros,
     pub tick_time_us: Micros,
     pub last_rejection: Option<Rejection>,
+    /// The collision check, when it is on: the smallest distance between a
+    /// checked pair and that pair (now and since start), the ticks that
+    /// ended in collision, the motions stopped short of contact.
+    pub collision: Option<CollisionStatus>,
     /// The built-in path followed, when it was the input.
     pub path: Option<PathSummary>,
     pub ended: Ending,
@@ -229,6 +233,7 @@ impl RunSummary {
                 reason: *reason,
                 why: why.clone(),
             }),
+            collision: s.collision.clone(),
             path: p.path,
             ended: p.ended,
             verdict: verdict(&targets, &p.tally, &d),

@@ -303,5 +303,7 @@ pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
     }
     assert!(node.core().motion().is_settled());
     node.drain_joint_states();
+    // What it said at start (the collision model) is logged by now.
+    while node.core_mut().take_notice().is_some() {}
     (node, dt, ticks)
 }

@@ -4,7 +4,7 @@
 //! `target_pose` / `target_point`, `~/gripper`, `~/joint_command`, the
 //! jog's `~/target_twist` / `~/cmd_vel`, the target marker's feedback and
 //! the Trigger services ([`services`], where std_srvs is built) in,
-//! `joint_states`, `/diagnostics`, `~/markers` and the target marker's
+//! `joint_states`, `/diagnostics`, `~/markers`, `~/collision_markers` and the target marker's
 //! updates out, and the marker's `get_interactive_markers` service. Every decision
 //! (target checks, solving, motion limits, health) is made by
 //! `arm_ik::node`; the conversions are `arm_ik::ros::convert`.
@@ -239,7 +239,12 @@ impl Running {
                     let now = ros_now(&self.clock);
                     self.outputs.diagnostics(&self.core, rate_hz, now);
                 }
-                _ = markers.tick() => self.outputs.markers(&self.core, ros_now(&self.clock)),
+                _ = markers.tick() => {
+                    let now = ros_now(&self.clock);
+                    self.outputs.markers(&self.core, now);
+                    let shapes = self.core.collision_markers();
+                    self.outputs.collision_markers(&self.core.chain().base, &shapes, now);
+                }
             }
         }
     }

@@ -1,9 +1,11 @@
 //! What the node publishes: the joint states every tick, the diagnostics
-//! once a second, the RViz markers ten times a second and the target
+//! once a second, the RViz markers (the target and tip; the collision
+//! world's obstacles and near links) ten times a second and the target
 //! marker's interactive-marker updates when the core has one, each
 //! converted from the core's state by `arm_ik::ros::convert`.
 
 use super::spin::stamp;
+use arm_ik::collision::markers::ShapeMarker;
 use arm_ik::node::{HealthMonitor, JointState, MarkerUpdate, NodeCore, report};
 use arm_ik::ros::convert;
 use arm_ik::servo::ServoOutput;
@@ -16,6 +18,7 @@ pub struct Outputs {
     joints: r2r::Publisher<r2r::sensor_msgs::msg::JointState>,
     diagnostics: r2r::Publisher<r2r::diagnostic_msgs::msg::DiagnosticArray>,
     markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
+    collision_markers: r2r::Publisher<r2r::visualization_msgs::msg::MarkerArray>,
     marker_template: Marker,
     target_marker: r2r::Publisher<InteractiveMarkerUpdate>,
     health: HealthMonitor,
@@ -30,6 +33,7 @@ impl Outputs {
             joints: node.create_publisher("joint_states", qos())?,
             diagnostics: node.create_publisher("/diagnostics", qos())?,
             markers: node.create_publisher("~/markers", qos())?,
+            collision_markers: node.create_publisher("~/collision_markers", qos())?,
             // Real ROS builds make the template here; see convert::markers.
             marker_template: Marker::default(),
             // Depth 100, as ROS 2's interactive-marker servers and RViz's
@@ -70,6 +74,15 @@ impl Outputs {
             &core.tip_pose(),
         );
         self.warn_on("markers", self.markers.publish(&msg));
+    }
+
+    /// The collision world where the arm is now (`~/collision_markers`):
+    /// the obstacles and the floor, and the links of the closest pair
+    /// coloured when near or in contact; only a `DELETEALL` when the check
+    /// is off.
+    pub fn collision_markers(&self, base_link: &str, shapes: &[ShapeMarker], now: Duration) {
+        let msg = convert::collision_markers(&self.marker_template, base_link, stamp(now), shapes);
+        self.warn_on("collision_markers", self.collision_markers.publish(&msg));
     }
 
     /// One target-marker update (`<ns>/update`).

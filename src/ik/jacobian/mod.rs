@@ -22,7 +22,7 @@ mod restarts;
 
 pub use options::{Closest, JacobianOptions};
 
-use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
+use super::{Admissible, Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
 use descent::{Attempt, Descent, Patience, Toward};
@@ -153,6 +153,18 @@ impl JacobianSolver {
     }
 
     pub fn solve(&mut self, target: &Target, seed: &[f64]) -> Solution {
+        self.solve_with(target, seed, None)
+    }
+
+    /// [`JacobianSolver::solve`] where a solution must also be admitted by
+    /// `check` (clear of collisions): a converged attempt it refuses is
+    /// one more failed attempt, and the search restarts within the budget.
+    pub fn solve_with(
+        &mut self,
+        target: &Target,
+        seed: &[f64],
+        mut check: Option<&mut dyn Admissible>,
+    ) -> Solution {
         let started = Instant::now();
         let JacobianSolver {
             setup,
@@ -177,7 +189,17 @@ impl JacobianSolver {
                 pull: search.pull(),
                 cutoff: search.nearest.distance,
             });
-            let attempt = descent.run(ws);
+            let mut attempt = descent.run(ws);
+            // A solution the check refuses is one more failed attempt (a
+            // best effort is checked once, at the end, if it is the answer).
+            if let Some(c) = check.as_deref_mut()
+                && attempt.converged
+                && !c.admits(&ws.q, true)
+            {
+                search.refused += 1;
+                attempt.converged = false;
+                attempt.cost = f64::INFINITY;
+            }
             if search.done(setup, &descent, ws, seed, attempt) {
                 break;
             }
@@ -185,6 +207,14 @@ impl JacobianSolver {
                 descent.patience = Patience::QUICK;
             }
             ws.restarts.next(&ws.bounds, &mut ws.q);
+        }
+        // A best effort in collision is no answer: the arm stays put.
+        if let Some(c) = check
+            && ws.best != seed
+            && !search.found
+            && !c.admits(&ws.best, false)
+        {
+            ws.best.copy_from_slice(seed);
         }
         ws.bounds.wind_toward(&mut ws.best, seed);
         finish(
@@ -198,7 +228,11 @@ impl JacobianSolver {
                 iterations: search.iterations,
                 // Beyond reach is the reason whatever ended the search: no
                 // amount of time would have reached the target.
-                why_not: if search.out_of_reach {
+                // A target reached only in collision is refused as such,
+                // not answered with a stalled attempt elsewhere.
+                why_not: if search.refused > 0 {
+                    Reason::Inadmissible
+                } else if search.out_of_reach {
                     Reason::OutOfReach
                 } else {
                     search.why_not
@@ -262,6 +296,10 @@ struct Search {
     nearest: Nearest,
     /// Attempts so far.
     attempts: u32,
+    /// Attempts whose end the caller's check refused.
+    refused: u32,
+    /// An attempt converged (and was admitted): the answer is a solution.
+    found: bool,
 }
 
 impl Search {
@@ -283,6 +321,8 @@ impl Search {
             why_not: Reason::IterationCap,
             nearest: Nearest::new(),
             attempts: 0,
+            refused: 0,
+            found: false,
         }
     }
 
@@ -298,6 +338,7 @@ impl Search {
     ) -> bool {
         self.attempts += 1;
         self.attempts_left -= 1;
+        self.found |= attempt.converged;
         self.iterations += attempt.iterations;
         let settled = match (&setup.options.closest, attempt.converged) {
             (Some(c), true) => {

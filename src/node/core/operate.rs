@@ -82,6 +82,10 @@ impl<S: ServoOutput> NodeCore<S> {
     /// taken now.
     pub(super) fn begin(&mut self) {
         self.started = true;
+        if let (Some(g), Some(st)) = (&mut self.guard, &mut self.status.collision) {
+            g.measure(self.motion.position(), st);
+            g.check_start(st);
+        }
         let early = std::mem::take(&mut self.early_goals);
         if !early.is_empty() {
             self.move_axes(early);

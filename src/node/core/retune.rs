@@ -2,12 +2,15 @@
 //! same checks as at start and taken at the next tick or command, whichever
 //! comes first, so a tick never runs on half of them. The arm keeps its
 //! position and velocity; only the solver (rebuilt when its settings
-//! changed), the speed and acceleration limits, the tolerances and the
-//! gripper positions change.
+//! changed), the speed and acceleration limits, the tolerances, the gripper
+//! positions and the collision check (its margin and workspace file; rebuilt
+//! when they changed) change.
 
+use super::collide::retuned_guard;
 use super::{NodeCore, NodeError};
 use crate::ik::{Common, Solver, SolverConfig};
 use crate::model::Chain;
+use crate::node::guard::Guard;
 use crate::node::motion::AxisLimits;
 use crate::node::settings::{Gripper, NodeConfig, NodeSettings};
 use crate::servo::ServoOutput;
@@ -19,6 +22,8 @@ pub(super) struct Retune {
     config: NodeConfig,
     limits: Vec<AxisLimits>,
     gripper: Option<Gripper>,
+    /// A new collision guard (or none), when its settings changed.
+    guard: Option<Option<Box<Guard>>>,
 }
 
 /// What the node core would run with on `chain` under `settings`, or why
@@ -34,6 +39,7 @@ fn prepare(chain: &Chain, settings: &NodeSettings) -> Result<Retune, NodeError> 
         config,
         limits,
         gripper,
+        guard: None,
     })
 }
 
@@ -67,6 +73,14 @@ impl<S: ServoOutput> NodeCore<S> {
         {
             r.solver = None;
         }
+        if r.config.collision != self.config.collision {
+            r.guard = Some(retuned_guard(
+                self.solver.chain(),
+                self.guard.as_deref(),
+                &self.config.collision,
+                &r.config.collision,
+            )?);
+        }
         self.retune = Some(Box::new(r));
         Ok(())
     }
@@ -91,5 +105,8 @@ impl<S: ServoOutput> NodeCore<S> {
             self.stalled = false;
         }
         self.gripper = r.gripper;
+        if let Some(guard) = r.guard {
+            self.take_guard(guard);
+        }
     }
 }

@@ -73,8 +73,22 @@ impl<S: ServoOutput> NodeCore<S> {
         // The arm's axes follow the steering; the others (a gripper) keep
         // their own goals.
         self.goal[..goal.len()].copy_from_slice(goal);
-        self.motion.track(&self.goal);
         self.status.holding = false;
+        let mut goal = self.goal.clone();
+        let dof = self.layout.dof();
+        let slowed = (self.guard.as_mut()).is_some_and(|g| g.slow(&self.motion, &mut goal, dof));
+        let stopped = self.guarded(|m| m.track(&goal));
+        let chain = self.solver.chain();
+        if stopped {
+            // Stopped at the margin: the jog halts there (a twist pushing
+            // on stays halted, one backing out moves), a drag holds.
+            self.steering
+                .blocked(chain, self.motion.goal(), &mut self.status.steering);
+        } else if slowed {
+            // Slowed near something: the steering goes on from where the
+            // arm goes, not from where it asked for.
+            self.steering.slowed(chain, &goal);
+        }
         if let Some(t) = self.steering.target() {
             self.active = Some(t.clone());
             self.last_solved = Some(t.clone());
@@ -134,6 +148,12 @@ impl<S: ServoOutput> NodeCore<S> {
     /// A line for the front-end to log once (the node says some things
     /// once rather than every tick).
     pub fn take_notice(&mut self) -> Option<String> {
+        if !self.notices.is_empty() {
+            return Some(self.notices.remove(0));
+        }
+        if let Some(n) = self.guard.as_mut().and_then(|g| g.take_notice()) {
+            return Some(n);
+        }
         self.steering.take_notice()
     }
 }

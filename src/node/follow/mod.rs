@@ -81,6 +81,8 @@ pub enum Hold {
     JointLimit,
     /// The arm is close to a singularity: it slowed or stopped there.
     Singularity,
+    /// The collision check stopped the arm at the margin.
+    Collision,
 }
 
 /// One tick of following.

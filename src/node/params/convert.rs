@@ -2,10 +2,11 @@
 //! settings (and checks) the CLI flags convert into.
 
 use super::NodeParams;
+use crate::collision::CollisionOptions;
 use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
-    SolverSettings, TwistFrame, parse_bend, parse_clamps, parse_locks, parse_pitch, parse_position,
-    parse_solver, parse_weights,
+    SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
+    parse_mesh_path, parse_pitch, parse_position, parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -60,6 +61,14 @@ impl NodeParams {
                 open: parse_position("gripper_open", &self.gripper_open)?,
                 closed: parse_position("gripper_closed", &self.gripper_closed)?,
                 stall_load: self.gripper_stall_load,
+            },
+            collision: CollisionOptions {
+                check: self.collision_check,
+                workspace: optional_path(&self.workspace_file),
+                srdf: optional_path(&self.srdf_path),
+                mesh_path: parse_mesh_path(&self.mesh_path),
+                margin: self.collision_margin,
+                capsule_radius: self.collision_capsule_radius,
             },
         };
         settings.validate()?;

@@ -4,6 +4,7 @@
 //! set of checks.
 
 use super::{GripperSettings, JogSettings, SettingError, non_negative, positive};
+use crate::collision::CollisionOptions;
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -41,6 +42,8 @@ pub struct NodeConfig {
     pub jog: JogSettings,
     /// Which joint is the gripper, and its positions.
     pub gripper: GripperSettings,
+    /// The collision check.
+    pub collision: CollisionOptions,
 }
 
 impl Default for NodeConfig {
@@ -57,6 +60,7 @@ impl Default for NodeConfig {
             synchronise: true,
             jog: JogSettings::default(),
             gripper: GripperSettings::default(),
+            collision: CollisionOptions::default(),
         }
     }
 }

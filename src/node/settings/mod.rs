@@ -13,6 +13,7 @@
 //! canonical name, the ROS parameter's (`budget_ms`); each front-end shows
 //! that name in its own spelling ([`SettingError::spelled`]: `--budget-ms`).
 
+mod collision;
 mod config;
 mod gripper;
 mod jog;
@@ -20,6 +21,7 @@ mod motion;
 mod solver;
 mod text;
 
+pub use collision::{optional_path, parse_mesh_path, validate_collision};
 pub use config::NodeConfig;
 pub use gripper::{AUTO_GRIPPER, Gripper, GripperJoint, GripperSettings, parse_position};
 pub use jog::{JogSettings, TwistFrame};
@@ -30,6 +32,7 @@ pub use text::{
     parse_pitch, parse_solver, parse_weights,
 };
 
+use crate::collision::CollisionOptions;
 use crate::ik::{Common, SolverConfig};
 use crate::model::Chain;
 use std::fmt::Display;
@@ -109,6 +112,8 @@ pub struct NodeSettings {
     pub motion: MotionSettings,
     pub jog: JogSettings,
     pub gripper: GripperSettings,
+    /// The collision check: the workspace, the margin, the body's model.
+    pub collision: CollisionOptions,
 }
 
 impl NodeSettings {
@@ -117,7 +122,8 @@ impl NodeSettings {
         self.solver.validate()?;
         self.motion.validate()?;
         self.jog.validate()?;
-        self.gripper.validate()
+        self.gripper.validate()?;
+        validate_collision(&self.collision)
     }
 
     /// The solver and its common options on `chain`; see
@@ -132,9 +138,11 @@ impl NodeSettings {
     pub fn node_config(&self, chain: &Chain) -> Result<NodeConfig, SettingError> {
         self.jog.validate()?;
         self.gripper.resolve(chain)?;
+        validate_collision(&self.collision)?;
         Ok(NodeConfig {
             jog: self.jog.clone(),
             gripper: self.gripper.clone(),
+            collision: self.collision.clone(),
             ..self.motion.node_config(chain)?
         })
     }

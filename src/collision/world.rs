@@ -1,0 +1,577 @@
+//! The collision world: the robot's body, its workspace and which pairs
+//! are checked, with the queries the node asks every tick.
+//!
+//! Every solid gets a world bounding box per query; a pair whose boxes are
+//! farther apart than the distance that matters is settled without GJK.
+//! Distances are signed: negative is the depth two solids overlap by
+//! (parry's GJK and EPA), so an arm that starts in collision can be told
+//! whether a move takes it out or further in.
+
+use super::acm::Matrix;
+use super::body::{Body, FloorOrigin};
+use super::solid::{Part, Solid, placement};
+use super::workspace::{Floor, Workspace};
+use super::{CollisionError, CollisionOptions};
+use crate::model::{Chain, Geometry};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::math::{Isometry, Point, Real, Vector};
+use parry3d_f64::query::details::contact_support_map_support_map;
+use parry3d_f64::shape::SupportMap;
+
+/// Farther than this (m) nothing is measured exactly.
+const FAR: f64 = 10.0;
+
+/// What a solid belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Link(usize),
+    Obstacle(usize),
+    Floor,
+}
+
+/// The closest pair of one query and how far apart (m; negative: overlap).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Nearest {
+    pub distance: f64,
+    pub a: Owner,
+    pub b: Owner,
+}
+
+impl Nearest {
+    const NONE: Nearest = Nearest {
+        distance: f64::INFINITY,
+        a: Owner::Floor,
+        b: Owner::Floor,
+    };
+}
+
+/// An obstacle of the workspace, placed.
+#[derive(Debug, Clone)]
+struct Obstacle {
+    name: String,
+    /// The link it moves with; `None`: fixed in the base frame.
+    frame: Option<usize>,
+    place: Isometry<Real>,
+}
+
+/// One solid of the world.
+#[derive(Debug, Clone)]
+struct Item {
+    owner: Owner,
+    part: Part,
+}
+
+/// The robot and its workspace, ready for queries.
+#[derive(Debug, Clone)]
+pub struct World {
+    body: Body,
+    matrix: Matrix,
+    obstacles: Vec<Obstacle>,
+    items: Vec<Item>,
+    /// Pairs of `items` to measure.
+    pairs: Vec<(u32, u32)>,
+    /// Items measured against the floor.
+    floored: Vec<u32>,
+    floor: Option<f64>,
+    /// Why the floor is where it is, when the workspace did not say.
+    floor_origin: Option<FloorOrigin>,
+    margin: f64,
+    /// The workspace the obstacles came from.
+    workspace: Workspace,
+    /// Where each pair's (and each floor pair's) searches on hulls start:
+    /// where they ended the query before.
+    hints: Vec<[u32; 2]>,
+    floor_hints: Vec<u32>,
+    // Scratch of each query.
+    poses: Vec<Isometry<Real>>,
+    boxes: Vec<Aabb>,
+    centres: Vec<Point<Real>>,
+    order: Vec<(f64, u32)>,
+}
+
+impl World {
+    /// The world of `chain`'s robot with `workspace`, checking the pairs
+    /// `matrix` does not disable.
+    pub fn new(
+        chain: &Chain,
+        options: &CollisionOptions,
+        matrix: Matrix,
+        workspace: &Workspace,
+    ) -> Result<World, CollisionError> {
+        let body = Body::new(chain, options)?;
+        World::with_body(body, options.margin, matrix, workspace)
+    }
+
+    pub(super) fn with_body(
+        body: Body,
+        margin: f64,
+        matrix: Matrix,
+        workspace: &Workspace,
+    ) -> Result<World, CollisionError> {
+        let mut w = World {
+            body,
+            matrix,
+            obstacles: Vec::new(),
+            items: Vec::new(),
+            pairs: Vec::new(),
+            floored: Vec::new(),
+            floor: None,
+            floor_origin: None,
+            margin,
+            workspace: Workspace::default(),
+            hints: Vec::new(),
+            floor_hints: Vec::new(),
+            poses: Vec::new(),
+            boxes: Vec::new(),
+            centres: Vec::new(),
+            order: Vec::new(),
+        };
+        w.set_workspace(workspace)?;
+        Ok(w)
+    }
+
+    /// Takes a new workspace (a reloaded file): the robot stays as it is.
+    /// A workspace naming a link the robot does not have is refused and
+    /// the old one kept.
+    pub fn set_workspace(&mut self, ws: &Workspace) -> Result<(), CollisionError> {
+        let mut obstacles = Vec::new();
+        let mut touches = Vec::new();
+        let link = |name: &str, what: &str| {
+            self.body.link(name).ok_or_else(|| {
+                CollisionError::Robot(format!(
+                    "workspace obstacle {what} names link '{name}', which the robot does not have"
+                ))
+            })
+        };
+        for o in &ws.obstacles {
+            let frame = match o.frame.as_deref() {
+                None => None,
+                Some(f) if self.body.link(f) == Some(self.body.base()) => None,
+                Some(f) => Some(link(f, &format!("'{}' (frame)", o.name))?),
+            };
+            let touch = o
+                .touch
+                .iter()
+                .map(|t| link(t, &format!("'{}' (touch)", o.name)))
+                .collect::<Result<Vec<_>, _>>()?;
+            obstacles.push(Obstacle {
+                name: o.name.clone(),
+                frame,
+                place: placement(o.position, o.rpy),
+            });
+            touches.push(touch);
+        }
+        let floor = match ws.floor {
+            Floor::Off => None,
+            Floor::At(z) => Some((z, None)),
+            Floor::BaseBottom => {
+                let (z, why) = self.body.default_floor(self.margin);
+                Some((z, Some(why)))
+            }
+        };
+        let mut items: Vec<Item> = Vec::new();
+        for (l, link) in self.body.links.iter().enumerate() {
+            for part in &link.parts {
+                items.push(Item {
+                    owner: Owner::Link(l),
+                    part: part.clone(),
+                });
+            }
+        }
+        for (k, def) in ws.obstacles.iter().enumerate() {
+            items.push(Item {
+                owner: Owner::Obstacle(k),
+                part: obstacle_part(&def.geometry),
+            });
+        }
+        let moving = |o: Owner| match o {
+            Owner::Link(l) => self.body.links[l].moving,
+            Owner::Obstacle(k) => obstacles[k]
+                .frame
+                .is_some_and(|l: usize| self.body.links[l].moving),
+            Owner::Floor => false,
+        };
+        let checked = |a: Owner, b: Owner| -> bool {
+            if !moving(a) && !moving(b) {
+                return false;
+            }
+            match (a, b) {
+                (Owner::Link(x), Owner::Link(y)) => {
+                    x != y && !self.body.adjacent(x, y) && !self.matrix.disabled(x, y)
+                }
+                (Owner::Link(l), Owner::Obstacle(k)) | (Owner::Obstacle(k), Owner::Link(l)) => {
+                    obstacles[k].frame != Some(l) && !touches[k].contains(&l)
+                }
+                _ => false,
+            }
+        };
+        let mut pairs = Vec::new();
+        for i in 0..items.len() {
+            for j in i + 1..items.len() {
+                if checked(items[i].owner, items[j].owner) {
+                    pairs.push((i as u32, j as u32));
+                }
+            }
+        }
+        let floored = (0..items.len())
+            .filter(|&i| floor.is_some() && moving(items[i].owner))
+            .filter(|&i| match items[i].owner {
+                Owner::Link(l) => !self.body.on_base(l),
+                _ => true,
+            })
+            .map(|i| i as u32)
+            .collect();
+        self.obstacles = obstacles;
+        self.items = items;
+        self.pairs = pairs;
+        self.floored = floored;
+        self.floor = floor.map(|f| f.0);
+        self.floor_origin = floor.and_then(|f| f.1);
+        self.workspace = ws.clone();
+        self.hints = vec![[0, 0]; self.pairs.len()];
+        self.floor_hints = vec![0; self.floored.len()];
+        self.poses = vec![Isometry::identity(); self.items.len()];
+        self.boxes = vec![Aabb::new_invalid(); self.items.len()];
+        self.centres = vec![Point::origin(); self.items.len()];
+        Ok(())
+    }
+
+    /// Keeps `margin` (m) from now on; the default floor, which depends on
+    /// it, is placed again. The pairs left out stay as they are.
+    pub fn set_margin(&mut self, margin: f64) {
+        self.margin = margin;
+        let ws = self.workspace.clone();
+        self.set_workspace(&ws)
+            .expect("the workspace was accepted with the same links");
+    }
+
+    /// Checks the pairs `matrix` does not disable from now on.
+    pub fn set_matrix(&mut self, matrix: Matrix) {
+        self.matrix = matrix;
+        let ws = self.workspace.clone();
+        self.set_workspace(&ws)
+            .expect("the workspace was accepted with the same links");
+    }
+
+    /// The workspace in use.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    pub fn obstacle_count(&self) -> usize {
+        self.obstacles.len()
+    }
+
+    /// The clearance the checks keep (m).
+    pub fn margin(&self) -> f64 {
+        self.margin
+    }
+
+    pub fn body(&self) -> &Body {
+        &self.body
+    }
+
+    pub fn matrix(&self) -> &Matrix {
+        &self.matrix
+    }
+
+    /// The floor's height (m, base frame), if there is one.
+    pub fn floor(&self) -> Option<f64> {
+        self.floor
+    }
+
+    /// Why the floor is where it is when the workspace did not place it.
+    pub fn floor_origin(&self) -> Option<FloorOrigin> {
+        self.floor_origin
+    }
+
+    /// Pairs measured per query (floor ones included).
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len() + self.floored.len()
+    }
+
+    /// Every pair measured per query, by owner, each once (a link of
+    /// several solids is one owner).
+    pub fn checked_pairs(&self) -> Vec<(Owner, Owner)> {
+        let mut out: Vec<(Owner, Owner)> = Vec::new();
+        let all = self.pairs.iter().map(|&(i, j)| self.owners(i, Some(j)));
+        for p in all.chain(self.floored.iter().map(|&i| self.owners(i, None))) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    /// What an owner is called: a link's or obstacle's name, or `floor`.
+    pub fn name(&self, o: Owner) -> &str {
+        match o {
+            Owner::Link(l) => &self.body.links[l].name,
+            Owner::Obstacle(k) => &self.obstacles[k].name,
+            Owner::Floor => "floor",
+        }
+    }
+
+    /// "forearm vs floor".
+    pub fn describe(&self, n: &Nearest) -> String {
+        format!("{} vs {}", self.name(n.a), self.name(n.b))
+    }
+
+    /// Places every solid for `axes` (missing trailing axes at rest).
+    fn place(&mut self, axes: &[f64]) {
+        let poses = self.body.place(axes);
+        for (i, item) in self.items.iter().enumerate() {
+            let frame = match item.owner {
+                Owner::Link(l) => poses[l],
+                Owner::Obstacle(k) => {
+                    let o = &self.obstacles[k];
+                    match o.frame {
+                        Some(l) => poses[l] * o.place,
+                        None => o.place,
+                    }
+                }
+                Owner::Floor => Isometry::identity(),
+            };
+            let pose = frame * item.part.place;
+            self.boxes[i] = item.part.aabb.transform_by(&pose);
+            self.centres[i] = frame * item.part.centre;
+            self.poses[i] = pose;
+        }
+    }
+
+    /// Signed distance of items `i` and `j`, when below `upto`; `hint`
+    /// is where the searches on their hulls start, and end.
+    fn pair_distance(&self, i: u32, j: u32, upto: f64, hint: &mut [u32; 2]) -> Option<f64> {
+        let (a, b) = (&self.items[i as usize], &self.items[j as usize]);
+        let pos12 = self.poses[i as usize].inv_mul(&self.poses[j as usize]);
+        let (sa, sb) = (
+            a.part.solid.support_from(hint[0]),
+            b.part.solid.support_from(hint[1]),
+        );
+        // Rounded hulls are measured without their rounding, which comes
+        // off the distance.
+        let round = a.part.solid.round() + b.part.solid.round();
+        // GJK's search bound must not be negative: overlaps are found by
+        // EPA, past it; the caller compares the depth.
+        let upto = (upto + round).clamp(0.0, FAR);
+        let d = contact_support_map_support_map(&pos12, &sa, &sb, upto).map(|c| c.dist - round);
+        *hint = [sa.hint(), sb.hint()];
+        d
+    }
+
+    /// Signed distance of item `i` above the floor; `hint` as for pairs.
+    fn floor_distance(&self, i: u32, hint: &mut u32) -> f64 {
+        let item = &self.items[i as usize];
+        let s = item.part.solid.support_from(*hint);
+        let low = s.support_point(&self.poses[i as usize], &-Vector::z());
+        *hint = s.hint();
+        low.z - item.part.solid.round() - self.floor.unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// A lower bound of the distance between items `i` and `j` (placed):
+    /// the gap between their bounding boxes, or when that is below
+    /// `enough`, the larger of it and the gap between their balls; 0 or
+    /// less when both overlap.
+    fn gap(&self, i: u32, j: u32, enough: f64) -> f64 {
+        let (i, j) = (i as usize, j as usize);
+        let boxes = box_gap(&self.boxes[i], &self.boxes[j]);
+        if boxes >= enough {
+            return boxes;
+        }
+        let balls = (self.centres[i] - self.centres[j]).norm()
+            - self.items[i].part.radius
+            - self.items[j].part.radius;
+        boxes.max(balls)
+    }
+
+    fn owners(&self, i: u32, j: Option<u32>) -> (Owner, Owner) {
+        let a = self.items[i as usize].owner;
+        (a, j.map_or(Owner::Floor, |j| self.items[j as usize].owner))
+    }
+
+    /// The closest checked pair at `axes` and its signed distance;
+    /// infinite when nothing is checked.
+    pub fn nearest(&mut self, axes: &[f64]) -> Nearest {
+        self.nearest_within(axes, f64::INFINITY)
+    }
+
+    /// [`World::nearest`] when the closest pair is closer than `cap` (m),
+    /// else no pair (an infinite distance): the question "does anything
+    /// come closer than this?", which skips every pair whose bounding
+    /// boxes are farther apart than `cap`.
+    pub fn nearest_within(&mut self, axes: &[f64], cap: f64) -> Nearest {
+        self.place(axes);
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        for (k, &(i, j)) in self.pairs.iter().enumerate() {
+            // Overlapping bounds bound nothing: the solids may overlap deeply.
+            let gap = self.gap(i, j, cap);
+            order.push((if gap > 0.0 { gap } else { f64::NEG_INFINITY }, k as u32));
+        }
+        let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
+        let n = self.pairs.len() as u32;
+        for (k, &i) in self.floored.iter().enumerate() {
+            order.push((self.boxes[i as usize].mins.z - floor, n + k as u32));
+        }
+        order.retain(|o| o.0 < cap);
+        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut best = Nearest {
+            distance: cap,
+            ..Nearest::NONE
+        };
+        for &(bound, k) in &order {
+            if bound >= best.distance {
+                break;
+            }
+            let (d, a, b) = if k < n {
+                let (i, j) = self.pairs[k as usize];
+                let mut hint = self.hints[k as usize];
+                let d = self.pair_distance(i, j, best.distance.max(0.0), &mut hint);
+                self.hints[k as usize] = hint;
+                let Some(d) = d else {
+                    continue;
+                };
+                let (a, b) = self.owners(i, Some(j));
+                (d, a, b)
+            } else {
+                let f = (k - n) as usize;
+                let i = self.floored[f];
+                let (a, b) = self.owners(i, None);
+                let mut hint = self.floor_hints[f];
+                let d = self.floor_distance(i, &mut hint);
+                self.floor_hints[f] = hint;
+                (d, a, b)
+            };
+            if d < best.distance {
+                best = Nearest { distance: d, a, b };
+            }
+        }
+        self.order = order;
+        if best.distance >= cap {
+            return Nearest::NONE;
+        }
+        best
+    }
+
+    /// Checks that at `axes` every checked pair is at least `clearance`
+    /// apart plus, when `sweep` is given, how far each of its links may
+    /// still move (`sweep[link]`, m): `Err` with the first pair that is
+    /// not (and its distance).
+    pub fn clear_of(
+        &mut self,
+        axes: &[f64],
+        clearance: f64,
+        sweep: Option<&[f64]>,
+    ) -> Result<(), Nearest> {
+        self.place(axes);
+        let extra = |o: Owner| match (o, sweep) {
+            (Owner::Link(l), Some(s)) => s[l],
+            (Owner::Obstacle(k), Some(s)) => self.obstacles[k].frame.map_or(0.0, |l| s[l]),
+            _ => 0.0,
+        };
+        let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
+        for (f, &i) in self.floored.iter().enumerate() {
+            let (a, b) = self.owners(i, None);
+            let needed = clearance + extra(a);
+            if self.boxes[i as usize].mins.z - floor >= needed {
+                continue;
+            }
+            let mut hint = self.floor_hints[f];
+            let d = self.floor_distance(i, &mut hint);
+            self.floor_hints[f] = hint;
+            if d < needed {
+                return Err(Nearest { distance: d, a, b });
+            }
+        }
+        for (k, &(i, j)) in self.pairs.iter().enumerate() {
+            let (a, b) = self.owners(i, Some(j));
+            let needed = clearance + extra(a) + extra(b);
+            // Overlapping bounds bound nothing below: the solids may
+            // overlap by more than `needed` allows.
+            let gap = self.gap(i, j, needed);
+            if gap > 0.0 && gap >= needed {
+                continue;
+            }
+            let mut hint = self.hints[k];
+            let d = self.pair_distance(i, j, needed, &mut hint);
+            self.hints[k] = hint;
+            if let Some(d) = d
+                && d < needed
+            {
+                return Err(Nearest { distance: d, a, b });
+            }
+        }
+        Ok(())
+    }
+
+    /// For each pair of links in `all`, whether any of their solids are
+    /// closer than the margin at `axes`: what the check would refuse, for
+    /// sampling the allowed-collision matrix.
+    pub fn link_contacts(&mut self, axes: &[f64], all: &[(usize, usize)]) -> Vec<bool> {
+        self.place(axes);
+        let mut by_link: Vec<Vec<u32>> = vec![Vec::new(); self.body.links.len()];
+        for (i, item) in self.items.iter().enumerate() {
+            if let Owner::Link(l) = item.owner {
+                by_link[l].push(i as u32);
+            }
+        }
+        all.iter()
+            .map(|&(x, y)| {
+                by_link[x].iter().any(|&i| {
+                    by_link[y].iter().any(|&j| {
+                        box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) < self.margin
+                            && self
+                                .pair_distance(i, j, self.margin, &mut [0, 0])
+                                .is_some_and(|d| d < self.margin)
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// Each item's owner and world pose after the last query, with its
+    /// solid: for markers and drawings.
+    pub fn solids(&self) -> impl Iterator<Item = (Owner, &Isometry<Real>, &Solid)> {
+        self.items
+            .iter()
+            .zip(&self.poses)
+            .map(|(it, p)| (it.owner, p, &it.part.solid))
+    }
+
+    /// Places the world at `axes` without measuring (for drawings).
+    pub fn pose_at(&mut self, axes: &[f64]) {
+        self.place(axes);
+    }
+}
+
+/// The solid of an obstacle's geometry, in the obstacle's frame.
+fn obstacle_part(g: &Geometry) -> Part {
+    match g {
+        Geometry::Box { size } => Part::new(Solid::cuboid(*size), Isometry::identity()),
+        Geometry::Sphere { radius } => Part::new(
+            Solid::Ball(parry3d_f64::shape::Ball::new(*radius)),
+            Isometry::identity(),
+        ),
+        Geometry::Cylinder { radius, length } => {
+            let (turn, s) = Solid::cylinder(*radius, *length);
+            Part::new(s, turn)
+        }
+        Geometry::Capsule { radius, length } => Part::new(
+            Solid::capsule([0.0, 0.0, -length / 2.0], [0.0, 0.0, length / 2.0], *radius),
+            Isometry::identity(),
+        ),
+        Geometry::Mesh { .. } => unreachable!("workspace files have no meshes"),
+    }
+}
+
+/// The gap between two boxes (0 when they overlap).
+fn box_gap(a: &Aabb, b: &Aabb) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let g = (a.mins[k] - b.maxs[k]).max(b.mins[k] - a.maxs[k]);
+        if g > 0.0 {
+            s += g * g;
+        }
+    }
+    s.sqrt()
+}
