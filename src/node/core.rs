@@ -10,6 +10,7 @@
 mod operate;
 mod retune;
 mod steering;
+mod teach;
 
 use super::command::{Command, Refused};
 use super::gripper::{self, GripperStatus};
@@ -93,6 +94,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     status: NodeStatus,
     /// The jog and the target marker.
     steering: Steering,
+    /// Teleoperation, trajectories, programs, the poses file.
+    teach: teach::Teach,
 }
 
 impl NodeCore<VirtualServo> {
@@ -182,13 +185,12 @@ impl<S: ServoOutput> NodeCore<S> {
             gripper_load: None,
             status,
             steering,
+            teach: teach::Teach::default(),
         })
     }
 
-    /// Takes in one command received at `now` (node clock, s): every
-    /// front-end's input comes through here. A refused command is counted
-    /// in the status (with the last refusal's reason) and changes nothing.
-    pub fn command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
+    /// One command, once [`NodeCore::command`] admitted it.
+    fn take_command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
         // Settings accepted since the last tick hold for this command too:
         // `ros2 param set gripper_open` answered, then `~/open_gripper`,
         // must open to the new position.
@@ -235,6 +237,10 @@ impl<S: ServoOutput> NodeCore<S> {
                 Ok(())
             }
             Command::Pose { name } => self.go_to(name),
+            Command::Leader(msg) => return self.leader_frame(msg, now),
+            Command::Trajectory(msg) => self.trajectory(msg, now),
+            Command::RecordPose { name } => self.record_pose(name),
+            Command::Program { name } => self.run_program(name),
         };
         self.count(taken)
     }
@@ -333,10 +339,11 @@ impl<S: ServoOutput> NodeCore<S> {
                 self.goal.copy_from_slice(self.motion.position());
             }
         } else if self.started {
+            self.program_step(now);
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p));
             }
-            if !self.steer(now) {
+            if !self.steer(now) && !self.timed(now) {
                 self.motion.step();
             }
             self.check_stall();

@@ -4,6 +4,9 @@
 
 use super::follow::Hold;
 use super::gripper::GripperStatus;
+use super::program::ProgramStatus;
+use super::teleop::TeleopStatus;
+use super::trajectory::TrajectoryStatus;
 use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
 
@@ -28,10 +31,12 @@ pub enum RejectReason {
     NoGripper,
     /// A named pose that the poses file does not have.
     UnknownPose,
+    /// The arm follows a leader arm: nothing else may move it.
+    Teleop,
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 8] = [
+    pub const ALL: [RejectReason; 9] = [
         RejectReason::NotFinite,
         RejectReason::Invalid,
         RejectReason::Stale,
@@ -40,6 +45,7 @@ impl RejectReason {
         RejectReason::UnknownJoint,
         RejectReason::NoGripper,
         RejectReason::UnknownPose,
+        RejectReason::Teleop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +58,7 @@ impl RejectReason {
             RejectReason::UnknownJoint => "unknown_joint",
             RejectReason::NoGripper => "no_gripper",
             RejectReason::UnknownPose => "unknown_pose",
+            RejectReason::Teleop => "teleop",
         }
     }
 }
@@ -67,6 +74,7 @@ pub struct Rejections {
     pub unknown_joint: u64,
     pub no_gripper: u64,
     pub unknown_pose: u64,
+    pub teleop: u64,
 }
 
 impl Rejections {
@@ -79,6 +87,7 @@ impl Rejections {
             + self.unknown_joint
             + self.no_gripper
             + self.unknown_pose
+            + self.teleop
     }
 
     pub fn count(&mut self, r: RejectReason) {
@@ -91,6 +100,7 @@ impl Rejections {
             RejectReason::UnknownJoint => self.unknown_joint += 1,
             RejectReason::NoGripper => self.no_gripper += 1,
             RejectReason::UnknownPose => self.unknown_pose += 1,
+            RejectReason::Teleop => self.teleop += 1,
         }
     }
 }
@@ -362,6 +372,19 @@ pub struct SteerStatus {
     pub note: Option<String>,
 }
 
+/// Teaching the arm: teleoperation, trajectories, programs and recorded
+/// poses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TeachStatus {
+    /// With a leader arm.
+    pub teleop: Option<TeleopStatus>,
+    pub trajectory: TrajectoryStatus,
+    /// The latest program run.
+    pub program: Option<ProgramStatus>,
+    /// What the last pose recording did.
+    pub recorded: Option<String>,
+}
+
 /// The node's state as a user or a diagnostics topic sees it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
@@ -402,6 +425,8 @@ pub struct NodeStatus {
     pub loop_rate_hz: f64,
     /// The jog and the target marker.
     pub steering: SteerStatus,
+    /// Teleoperation, trajectories, programs, recorded poses.
+    pub teach: TeachStatus,
     /// Wall time of the solves.
     #[serde(skip)]
     pub solve_time: TimeStats,
@@ -431,6 +456,7 @@ impl NodeStatus {
             ticks: 0,
             loop_rate_hz: 0.0,
             steering: SteerStatus::default(),
+            teach: TeachStatus::default(),
             solve_time: TimeStats::default(),
             tick_time: TimeStats::default(),
         }
