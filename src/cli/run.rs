@@ -11,7 +11,12 @@ use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
 use arm_ik::model::Chain;
-use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
+use arm_ik::node::program::RobotView;
+use arm_ik::node::status::TeachStatus;
+use arm_ik::node::{
+    FigureEight, JointState, NodeCore, NodeError, NodeStatus, PoseStore, ProgramState, Programs,
+    Tick,
+};
 use arm_ik::run::{
     BagSource, Clock, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary, Source,
     Verdict,
@@ -72,6 +77,13 @@ pub struct LoopArgs {
     /// moves.
     #[arg(long, value_name = "FILE")]
     poses: Option<PathBuf>,
+    /// A program (YAML list of steps: pose, target, joints, gripper,
+    /// wait), named by its file's stem; checked against the robot and the
+    /// poses before anything moves. Without --stdin or --bag the (one)
+    /// program runs and the run ends when it does; with --stdin, any of
+    /// them runs on a `{"type":"program","name":"pick"}` line. Repeatable.
+    #[arg(long = "program", value_name = "FILE", conflicts_with = "bag")]
+    programs: Vec<PathBuf>,
     /// Print joint states as JSON lines, one per tick, and the summary as
     /// the last line.
     #[arg(long)]
@@ -99,7 +111,8 @@ pub fn sim(a: LoopArgs) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let settings = a.node.node_settings(&a.solver)?;
     let core = arm_ik::run::build_virtual(&settings, &chain, a.poses.as_deref()).map_err(flags)?;
-    execute(&a, &chain, core.core, "sim")
+    let core = teach(&a, &chain, core.core)?;
+    execute(&a, &chain, core, "sim")
 }
 
 /// `arm_ik run`: the servos of `--config` on `--port`, else virtual ones.
@@ -129,7 +142,30 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for w in &built.warnings {
         eprintln!("arm_ik run: warning: {w}");
     }
-    execute(l, &chain, built.core, "run")
+    let core = teach(l, &chain, built.core)?;
+    execute(l, &chain, core, "run")
+}
+
+/// The programs of `--program`, and `--poses` as the file that
+/// `{"type":"record_pose"}` lines write into.
+fn teach(a: &LoopArgs, chain: &Chain, core: NodeCore<Output>) -> anyhow::Result<NodeCore<Output>> {
+    if a.programs.len() > 1 && !a.stdin {
+        anyhow::bail!(
+            "--program: {} programs and no --stdin: give one program to run, or several with --stdin and {{\"type\":\"program\",\"name\":...}} lines",
+            a.programs.len()
+        );
+    }
+    let robot = RobotView {
+        chain,
+        poses: core.poses(),
+        has_gripper: core.gripper().is_some(),
+    };
+    let programs = Programs::load(&a.programs, &robot)?;
+    let core = core.with_programs(programs);
+    Ok(match &a.poses {
+        Some(file) => core.with_pose_store(PoseStore::new(file)),
+        None => core,
+    })
 }
 
 /// A node that cannot be built, named by the flag at fault.
@@ -150,7 +186,7 @@ fn execute(
     mut core: NodeCore<Output>,
     name: &str,
 ) -> anyhow::Result<ExitCode> {
-    let mut source = source(a, chain)?;
+    let mut source = source(a, chain, &core)?;
     let opts = RunOptions {
         clock: if a.realtime {
             Clock::Wall
@@ -170,19 +206,34 @@ fn execute(
     if let Some(e) = printer.error.take() {
         return Err(e).context("writing joint states to stdout");
     }
+    let taught = taught(&core.status().teach);
     drop(core); // closes the servo link
     let mut out = std::io::stdout().lock();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&Line::Summary(&summary))?)?;
     } else {
         write_text(&mut out, name, &summary)?;
+        for line in &taught.lines {
+            writeln!(out, "{line}")?;
+        }
     }
     out.flush()?;
+    if let Some(why) = taught.failed {
+        eprintln!("arm_ik {name}: {why}");
+        return Ok(ExitCode::from(EXIT_NOT_REACHED));
+    }
     Ok(verdict(name, &summary))
 }
 
 /// Where the commands come from.
-fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
+fn source(a: &LoopArgs, chain: &Chain, core: &NodeCore<Output>) -> anyhow::Result<Source> {
+    if let (false, Some(name)) = (a.stdin, core.programs().names().next()) {
+        // The one program, as the only input of the first tick.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let cmd = arm_ik::node::Command::Program { name: name.into() };
+        tx.send((1, Ok(cmd))).expect("the channel has room");
+        return Ok(Source::Lines(LineSource::new(rx, true)));
+    }
     if a.stdin {
         let rx = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
         return Ok(Source::Lines(LineSource::new(rx, !a.realtime)));
@@ -203,6 +254,52 @@ fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
         period: a.period,
         frame: chain.base.clone(),
     })
+}
+
+/// What the run's programs, trajectories and recordings came to.
+struct Taught {
+    lines: Vec<String>,
+    /// A program that did not finish, and why.
+    failed: Option<String>,
+}
+
+fn taught(t: &TeachStatus) -> Taught {
+    let mut lines = Vec::new();
+    let mut failed = None;
+    if let Some(p) = &t.program {
+        let why = p.message.as_deref().unwrap_or("");
+        let line = match p.state {
+            ProgramState::Done => format!("program '{}': done, {} steps", p.name, p.steps),
+            ProgramState::Running => {
+                format!(
+                    "program '{}': still at step {} of {} when the run ended",
+                    p.name, p.step, p.steps
+                )
+            }
+            ProgramState::Failed | ProgramState::Stopped => {
+                format!(
+                    "program '{}': step {} of {}: {why}",
+                    p.name, p.step, p.steps
+                )
+            }
+        };
+        if p.state != ProgramState::Done {
+            failed = Some(line.clone());
+        }
+        lines.push(line);
+    }
+    let tr = &t.trajectory;
+    if tr.accepted > 0 {
+        lines.push(format!(
+            "trajectories: {} taken, the last {} of {} points passed ({:.2} s)",
+            tr.accepted, tr.passed, tr.points, tr.duration_s
+        ));
+        if let Some(late) = &tr.late {
+            lines.push(late.describe(tr.points));
+        }
+    }
+    lines.extend(t.recorded.clone());
+    Taught { lines, failed }
 }
 
 /// Set by SIGINT or SIGTERM: the loop stops at the next tick and the link

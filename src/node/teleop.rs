@@ -102,8 +102,8 @@ pub struct Teleop {
     leader: Vec<Option<f64>>,
     /// Node time of the latest frame.
     last_frame: Option<f64>,
-    /// The approach's goal, once started from where the arm was.
-    approach: Option<Vec<f64>>,
+    /// An approach is under way (counted once when it starts).
+    approaching: bool,
     pub status: TeleopStatus,
 }
 
@@ -113,7 +113,7 @@ impl Teleop {
             settings,
             leader: vec![None; axes],
             last_frame: None,
-            approach: None,
+            approaching: false,
             status: TeleopStatus::default(),
         }
     }
@@ -142,7 +142,7 @@ impl Teleop {
     /// The follower moved or was moved some other way (relaxed and
     /// enabled): approach the leader slowly again.
     pub fn restart(&mut self) {
-        self.approach = None;
+        self.approaching = false;
         self.status.phase = TeleopPhase::Approach;
         self.status.note = None;
     }
@@ -161,9 +161,9 @@ impl Teleop {
     }
 
     /// The tick at `now`: the goals to track from the arm's goals `goal`
-    /// (every axis; those the leader does not lead keep theirs), for a
-    /// period `dt`.
-    pub fn step(&mut self, now: f64, goal: &[f64], dt: f64) -> Drive {
+    /// (every axis; those the leader does not lead keep theirs) and where
+    /// the arm is, `position`, for a period `dt`.
+    pub fn step(&mut self, now: f64, goal: &[f64], position: &[f64], dt: f64) -> Drive {
         self.status.leader_age_s = self.last_frame.map_or(0.0, |t| (now - t).max(0.0));
         if matches!(
             self.status.phase,
@@ -189,28 +189,33 @@ impl Teleop {
         if self.status.phase == TeleopPhase::Follow {
             return Drive::Track(target);
         }
-        let approach = self.approach.get_or_insert_with(|| {
+        if !self.approaching {
+            self.approaching = true;
             self.status.approaches += 1;
-            goal.to_vec()
-        });
-        // A straight line in joint space: the farthest joint at the
-        // start-up speed, the others in proportion.
-        let far = approach
+        }
+        // A straight line in joint space from where the arm is, one tick
+        // ahead of it: the farthest joint at the start-up speed, the others
+        // in proportion. Led from the arm rather than from the last goal,
+        // a follower still speeding up is never asked to catch up faster.
+        let far = position
             .iter()
             .zip(&target)
-            .map(|(a, t)| (t - a).abs())
+            .map(|(q, t)| (t - q).abs())
             .fold(0.0, f64::max);
         let step = self.settings.startup_speed * dt;
         if far <= step {
-            approach.copy_from_slice(&target);
+            self.approaching = false;
             self.status.phase = TeleopPhase::Follow;
-        } else {
-            let s = step / far;
-            for (a, t) in approach.iter_mut().zip(&target) {
-                *a += (t - *a) * s;
-            }
+            return Drive::Track(target);
         }
-        Drive::Track(approach.clone())
+        let s = step / far;
+        Drive::Track(
+            position
+                .iter()
+                .zip(&target)
+                .map(|(q, t)| q + (t - q) * s)
+                .collect(),
+        )
     }
 }
 
@@ -223,12 +228,12 @@ mod tests {
     #[test]
     fn the_follower_approaches_at_the_start_up_speed_then_follows_each_frame() {
         let mut t = Teleop::new(TeleopSettings::default(), 3);
-        assert_eq!(t.step(0.0, &[0.0; 3], DT), Drive::Idle);
+        assert_eq!(t.step(0.0, &[0.0; 3], &[0.0; 3], DT), Drive::Idle);
         t.frame(&[(0, 0.3), (1, -0.15)], 0.0);
         let mut goal = vec![0.0, 0.0, 0.7];
         let mut ticks = 0;
         while t.status.phase == TeleopPhase::Approach {
-            let Drive::Track(g) = t.step(ticks as f64 * DT, &goal, DT) else {
+            let Drive::Track(g) = t.step(ticks as f64 * DT, &goal, &goal, DT) else {
                 panic!("not tracking");
             };
             let far = (g[0] - goal[0]).abs();
@@ -243,7 +248,10 @@ mod tests {
         // 0.3 rad at 0.3 rad/s: one second.
         assert!((50..=51).contains(&ticks), "{ticks}");
         t.frame(&[(0, 0.5)], 1.0);
-        assert_eq!(t.step(1.0, &goal, DT), Drive::Track(vec![0.5, -0.15, 0.7]));
+        assert_eq!(
+            t.step(1.0, &goal, &goal, DT),
+            Drive::Track(vec![0.5, -0.15, 0.7])
+        );
         assert_eq!(t.status.approaches, 1);
     }
 
@@ -251,20 +259,23 @@ mod tests {
     fn a_silent_leader_makes_the_follower_hold_and_say_so_until_it_speaks_again() {
         let mut t = Teleop::new(TeleopSettings::default(), 1);
         t.frame(&[(0, 0.0)], 0.0);
-        assert!(matches!(t.step(0.0, &[0.0], DT), Drive::Track(_)));
+        assert!(matches!(t.step(0.0, &[0.0], &[0.0], DT), Drive::Track(_)));
         assert!(t.driving(0.4));
-        assert!(matches!(t.step(0.5, &[0.0], DT), Drive::Track(_)));
-        assert_eq!(t.step(0.52, &[0.0], DT), Drive::Hold);
+        assert!(matches!(t.step(0.5, &[0.0], &[0.0], DT), Drive::Track(_)));
+        assert_eq!(t.step(0.52, &[0.0], &[0.0], DT), Drive::Hold);
         assert!(!t.driving(0.52));
         let note = t.status.note.clone().unwrap();
         assert!(
             note.contains("leader silent for 520 ms") && note.contains("holding"),
             "{note}"
         );
-        assert_eq!(t.step(5.0, &[0.0], DT), Drive::Idle);
+        assert_eq!(t.step(5.0, &[0.0], &[0.0], DT), Drive::Idle);
         t.frame(&[(0, 1.0)], 5.0);
         assert_eq!(t.status.phase, TeleopPhase::Approach);
-        assert_eq!(t.step(5.0, &[0.0], DT), Drive::Track(vec![0.3 * DT]));
+        assert_eq!(
+            t.step(5.0, &[0.0], &[0.0], DT),
+            Drive::Track(vec![0.3 * DT])
+        );
         assert_eq!((t.status.approaches, t.status.silences), (2, 1));
     }
 }
