@@ -169,7 +169,7 @@ fn teach(a: &LoopArgs, chain: &Chain, core: NodeCore<Output>) -> anyhow::Result<
 }
 
 /// A node that cannot be built, named by the flag at fault.
-fn flags(e: RunError) -> anyhow::Error {
+pub(super) fn flags(e: RunError) -> anyhow::Error {
     match e {
         RunError::Output { name, why } => {
             let flag = if name == "port" { "--port" } else { "--config" };
@@ -257,13 +257,13 @@ fn source(a: &LoopArgs, chain: &Chain, core: &NodeCore<Output>) -> anyhow::Resul
 }
 
 /// What the run's programs, trajectories and recordings came to.
-struct Taught {
-    lines: Vec<String>,
+pub(super) struct Taught {
+    pub(super) lines: Vec<String>,
     /// A program that did not finish, and why.
-    failed: Option<String>,
+    pub(super) failed: Option<String>,
 }
 
-fn taught(t: &TeachStatus) -> Taught {
+pub(super) fn taught(t: &TeachStatus) -> Taught {
     let mut lines = Vec::new();
     let mut failed = None;
     if let Some(p) = &t.program {
@@ -304,7 +304,7 @@ fn taught(t: &TeachStatus) -> Taught {
 
 /// Set by SIGINT or SIGTERM: the loop stops at the next tick and the link
 /// closes; a second signal exits at once.
-fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+pub(super) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [SIGINT, SIGTERM] {
@@ -315,7 +315,7 @@ fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
 }
 
 /// The exit code of a run, saying on stderr why it is not 0.
-fn verdict(name: &str, s: &RunSummary) -> ExitCode {
+pub(super) fn verdict(name: &str, s: &RunSummary) -> ExitCode {
     let t = &s.targets;
     match s.verdict {
         Verdict::Ok => ExitCode::SUCCESS,
@@ -349,7 +349,7 @@ enum Line<'a> {
 
 /// Prints what the loop reports: joint states (`--json`), bad input, and
 /// a progress line on a terminal.
-struct Printer {
+pub(super) struct Printer {
     name: String,
     json: bool,
     out: BufWriter<StdoutLock<'static>>,
@@ -360,7 +360,7 @@ struct Printer {
 }
 
 impl Printer {
-    fn new(name: &str, json: bool, duration: Option<f64>) -> Printer {
+    pub(super) fn new(name: &str, json: bool, duration: Option<f64>) -> Printer {
         Printer {
             name: name.to_string(),
             json,
@@ -372,7 +372,7 @@ impl Printer {
         }
     }
 
-    fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         if self.progress {
             eprint!("\r\x1b[K");
         }
@@ -415,7 +415,7 @@ impl arm_ik::run::Observer for Printer {
     }
 }
 
-fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
+pub(super) fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
     writeln!(
         out,
         "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({} ticks at {:.1} Hz; {} solver, {} servos)",
