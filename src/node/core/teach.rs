@@ -304,9 +304,20 @@ impl<S: ServoOutput> NodeCore<S> {
             );
             return Err((RejectReason::Invalid, why));
         }
-        let q = match self.valid_feedback() {
-            Some(fb) if self.servo.measured() => fb,
-            _ => self.motion.position().to_vec(),
+        // Servos that measure are believed only while their link is up:
+        // an old reading would store a pose the arm is not in.
+        let q = if self.servo.measured() {
+            self.valid_feedback()
+                .filter(|_| self.servo.link_ok())
+                .ok_or_else(|| {
+                    let why = format!(
+                        "pose '{name}' not recorded: the servos have not reported where they are ({})",
+                        self.servo.link()
+                    );
+                    (RejectReason::Invalid, why)
+                })?
+        } else {
+            self.motion.position().to_vec()
         };
         let chain = self.solver.chain();
         let mut joints = Vec::with_capacity(q.len());
