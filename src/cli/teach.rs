@@ -100,7 +100,7 @@ fn session(
         }
         let tick = core.tick(now);
         k += 1;
-        if show && k % 25 == 0 {
+        if show && k.is_multiple_of(25) {
             let q: Vec<String> = tick
                 .joint_state
                 .position
