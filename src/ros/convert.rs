@@ -11,9 +11,11 @@
 //! with `Marker::default()` on a real ROS install.
 
 pub mod interactive;
+pub mod trajectory;
 pub mod twist;
 
 pub use interactive::{marker_feedback, marker_snapshot, marker_update};
+pub use trajectory::{joint_trajectory, record_pose};
 pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
 use crate::ik::Target;

@@ -2,8 +2,10 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
+use crate::node::program::{ProgramError, Programs, RobotView};
 use crate::node::{
-    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, Poses,
+    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, PoseStore,
+    Poses,
 };
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
@@ -24,6 +26,9 @@ pub enum RunError {
     /// `poses_file` is unreadable or does not fit the robot.
     #[error(transparent)]
     Poses(#[from] PoseError),
+    /// A file of `programs` is unreadable or does not fit the robot.
+    #[error(transparent)]
+    Program(#[from] ProgramError),
 }
 
 fn bad(name: &'static str, why: impl Into<String>) -> RunError {
@@ -250,9 +255,21 @@ fn assemble(
 pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
     let settings = p.settings().map_err(NodeError::from)?;
     let poses = load_poses(p.poses().map(Path::new), chain)?;
-    assemble(&settings, chain, poses, |start| {
+    let mut built = assemble(&settings, chain, poses, |start| {
         output(p, chain, start).map(|b| (b.output, b.warnings))
-    })
+    })?;
+    // `~/record_pose` writes into the same file `~/go_to` reads.
+    if let Some(file) = p.poses() {
+        built.core = built.core.with_pose_store(PoseStore::new(file));
+    }
+    let robot = RobotView {
+        chain,
+        poses: built.core.poses(),
+        has_gripper: built.core.gripper().is_some(),
+    };
+    let programs = Programs::load(&p.program_files(), &robot)?;
+    built.core = built.core.with_programs(programs);
+    Ok(built)
 }
 
 #[cfg(test)]
