@@ -453,6 +453,38 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// `programs` (ik_node's parameter): each file read and checked at
+    /// start, named by its stem for its `~/program/<name>` service; one
+    /// naming a pose the poses file lacks stops the node from starting.
+    #[test]
+    fn programs_are_checked_against_the_robot_and_the_poses_at_start() {
+        let chain = arm();
+        let pick = format!("{}/config/programs/pick_place.yaml", root());
+        let p = NodeParams {
+            poses_file: format!("{}/config/poses_arm.yaml", root()),
+            programs: format!(" {pick} ,"),
+            ..NodeParams::default()
+        };
+        assert_eq!(p.program_names(), ["pick_place"]);
+        let core = build_node(&p, &chain).unwrap().core;
+        assert_eq!(core.programs().names().collect::<Vec<_>>(), ["pick_place"]);
+        let dir = std::env::temp_dir().join(format!("arm_ik-programs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("wave.yaml");
+        std::fs::write(&bad, "- pose: home\n- pose: wave_start\n").unwrap();
+        let p = NodeParams {
+            programs: bad.display().to_string(),
+            ..p
+        };
+        let e = build_node(&p, &chain).err().unwrap();
+        assert!(matches!(e, RunError::Program(_)), "{e}");
+        assert!(
+            e.to_string().contains("step 2") && e.to_string().contains("wave_start"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn settings_are_checked_against_the_chain_before_the_output_starts() {
         let p = NodeParams {
