@@ -12,6 +12,7 @@ mod common;
 use common::bus_sim::Sim;
 use common::{TempDir, have_python};
 use serde_json::json;
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -84,7 +85,7 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     let pose = [2300.0, 1800.0, 2600.0, 2048.0, 2048.0, 2400.0];
     let (mut leader, leader_port) = start(dir.path(), "leader", "2300,1800,2600,2048,2048,2400");
     let (mut follower, follower_port) = start(dir.path(), "follower", "2048");
-    let child = common::spawn_arm_ik(
+    let mut child = common::spawn_arm_ik(
         &[
             "teleop",
             "--leader",
@@ -98,7 +99,7 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
             "--startup-speed",
             "1.0",
             "--duration",
-            "12",
+            "16",
         ],
         &common::project_dir(),
     );
@@ -122,6 +123,35 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     assert!(top <= SPEED * 1.1, "followed at {top} rad/s");
     assert!(top >= SPEED * 0.6, "followed at only {top} rad/s");
 
+    // Relax and enable typed on stdin while the leader drives: the
+    // follower goes limp, then holds again and comes back to the leader
+    // slowly.
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"type":"relax"}}"#).unwrap();
+    let torque = |sim: &mut Sim, on: i64| {
+        let a = sim.control(json!({}));
+        (1..=6).all(|i| a["servos"][i.to_string()]["torque"] == on)
+    };
+    let t0 = Instant::now();
+    while !torque(&mut follower, 0) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "relax did not reach the follower"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writeln!(stdin, r#"{{"type":"enable"}}"#).unwrap();
+    let t0 = Instant::now();
+    while !torque(&mut follower, 1) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "enable did not reach the follower"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (ok, seen) = watch(&mut follower, 4.0, |p| near(p, &yanked, 3.0));
+    assert!(ok, "not back with the leader: {:?}", seen.last());
+
     // The leader falls silent: the follower holds where it is.
     for id in 1..=6 {
         leader.control(json!({"silent": id}));
@@ -139,7 +169,7 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{said}{err}");
     assert!(err.contains("torque off"), "{err}");
-    assert!(said.contains("1 approaches, 1 silences"), "{said}");
+    assert!(said.contains("2 approaches, 1 silences"), "{said}");
     // The leader was only ever relaxed: torque off, no goal.
     for id in 1..=6 {
         assert!(

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::SyncSender;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -102,8 +102,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     );
     let stop = stop_on_signals()?;
     let period = core.motion().period();
-    let reader = spawn_leader(leader, map, period, stop.clone());
-    let mut source = Source::Lines(LineSource::new(reader.1, false));
+    let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
+    forward_stdin(tx.clone());
+    let reader = spawn_leader(leader, map, period, stop.clone(), tx);
+    let mut source = Source::Lines(LineSource::new(rx, false));
     let opts = RunOptions {
         clock: Clock::Wall,
         duration: a.duration,
@@ -113,7 +115,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
     printer.finish();
     stop.store(true, Ordering::Relaxed);
-    let leader_status = reader.0.join().ok();
+    let leader_status = reader.join().ok();
     let taught = taught(&core.status().teach);
     let teleop = core.status().teach.teleop.clone();
     drop(core);
@@ -167,8 +169,8 @@ fn spawn_leader(
     map: NameMap,
     period: f64,
     stop: Arc<AtomicBool>,
-) -> (JoinHandle<String>, Receiver<Line>) {
-    let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
+    tx: SyncSender<Line>,
+) -> JoinHandle<String> {
     let names: Vec<String> = map.pairs.iter().map(|(_, f, _)| f.clone()).collect();
     let handle = std::thread::spawn(move || {
         let start = Instant::now();
@@ -202,5 +204,19 @@ fn spawn_leader(
         }
         leader.link().to_string()
     });
-    (handle, rx)
+    handle
+}
+
+/// Commands typed on stdin, as JSON lines (`{"type":"relax"}`,
+/// `{"type":"enable"}`, ...), go to the follower beside the leader's
+/// frames; the end of stdin ends nothing.
+fn forward_stdin(tx: SyncSender<Line>) {
+    let lines = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
+    std::thread::spawn(move || {
+        for line in lines {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
 }
