@@ -172,7 +172,7 @@ fn spawn_leader(
     tx: SyncSender<Line>,
 ) -> JoinHandle<String> {
     let names: Vec<String> = map.pairs.iter().map(|(_, f, _)| f.clone()).collect();
-    let handle = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let start = Instant::now();
         let mut n = 0u64;
         while !stop.load(Ordering::Relaxed) {
@@ -203,8 +203,7 @@ fn spawn_leader(
             }
         }
         leader.link().to_string()
-    });
-    handle
+    })
 }
 
 /// Commands typed on stdin, as JSON lines (`{"type":"relax"}`,
