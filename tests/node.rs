@@ -43,45 +43,6 @@ fn tip(chain: &Chain, js: &JointState) -> Vector3<f64> {
     chain.fk(&js.position[..chain.dof()]).translation.vector
 }
 
-/// Every consecutive pair of joint states keeps the velocity, acceleration
-/// and position limits (velocities from the positions and stamps, as a
-/// servo sees them).
-fn assert_limits_kept(node: &MemoryNode<impl ServoOutput>, states: &[JointState]) {
-    let limits = node.core().motion().limits().to_vec();
-    let mut prev_v: Option<Vec<f64>> = None;
-    for (k, w) in states.windows(2).enumerate() {
-        let dt = w[1].stamp - w[0].stamp;
-        assert!(dt > 0.0);
-        let v: Vec<f64> = (0..limits.len())
-            .map(|i| (w[1].position[i] - w[0].position[i]) / dt)
-            .collect();
-        for (i, l) in limits.iter().enumerate() {
-            let q = w[1].position[i];
-            assert!(
-                q.is_finite() && l.lower <= q && q <= l.upper,
-                "state {k}: joint {i} at {q} outside [{}, {}]",
-                l.lower,
-                l.upper
-            );
-            assert!(
-                v[i].abs() <= l.velocity * (1.0 + 1e-9),
-                "state {k}: joint {i} speed {} > {}",
-                v[i],
-                l.velocity
-            );
-            if let Some(pv) = &prev_v {
-                let a = (v[i] - pv[i]) / dt;
-                assert!(
-                    a.abs() <= l.acceleration * (1.0 + 1e-6),
-                    "state {k}: joint {i} acceleration {a} > {}",
-                    l.acceleration
-                );
-            }
-        }
-        prev_v = Some(v);
-    }
-}
-
 #[test]
 fn a_reachable_target_is_reached_and_joint_states_show_it() {
     let chain = arm();
@@ -107,7 +68,7 @@ fn a_reachable_target_is_reached_and_joint_states_show_it() {
     let err = (tip(&chain, last) - Vector3::from(goal)).norm();
     assert!(err < 1e-3, "tip {err} m from the target");
     assert!(last.velocity.iter().all(|&v| v == 0.0), "still moving");
-    assert_limits_kept(&n, &states);
+    common::assert_limits_kept(&n, &states);
     let s = n.core().status();
     assert_eq!((s.targets.received, s.targets.reached), (1, 1));
     assert!(s.tracking_error < 1e-3 && !s.holding);
@@ -290,7 +251,7 @@ fn a_1khz_moving_target_is_followed_within_all_limits() {
         errors.push((tip(&chain, &js) - Vector3::from(circle(now))).norm());
         states.push(js);
     }
-    assert_limits_kept(&n, &states);
+    common::assert_limits_kept(&n, &states);
     let s = n.core().status();
     assert_eq!(s.targets.received, 20 * ticks as u64);
     assert_eq!(s.targets.solved, ticks as u64, "one solve per tick");
@@ -309,7 +270,7 @@ fn a_far_target_in_joint_space_moves_smoothly() {
     let goal = [0.05, -0.25, 0.1];
     n.push_target(TargetMsg::position(goal));
     let states = run(&mut n, 0, 300);
-    assert_limits_kept(&n, &states);
+    common::assert_limits_kept(&n, &states);
     // The arm's joints (the gripper after them is not moved by targets).
     let limits = n.core().motion().limits()[..chain.dof()].to_vec();
     // The first tick can only move as far as the acceleration allows.

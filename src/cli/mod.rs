@@ -25,6 +25,8 @@ mod settings_args;
 mod settings_paths;
 mod solve;
 mod stop;
+mod teach;
+mod teleop;
 mod values;
 
 use clap::{Parser, Subcommand};
@@ -72,6 +74,12 @@ enum Command {
     /// Send one joint-space pose to the servos (firmware bridge, Feetech or
     /// Dynamixel bus, per --config) and hold it; virtual servos without --port.
     Drive(drive::Args),
+    /// Record poses by hand: the servos relaxed, each name typed on stdin
+    /// stores where the arm is into the poses file.
+    Teach(Box<teach::Args>),
+    /// Leader–follower teleoperation without ROS: the leader arm's servos
+    /// relaxed and read, the follower copying its pose within its limits.
+    Teleop(Box<teleop::Args>),
     /// List serial ports with their USB ids.
     Ports(ports::Args),
     /// List the ROS 2 node's parameters: type, default, meaning, allowed
@@ -174,6 +182,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
         Command::Drive(a) => drive::run(a),
+        Command::Teach(a) => teach::run(*a),
+        Command::Teleop(a) => teleop::run(*a),
         Command::Ports(a) => ports::run(a),
         Command::Params(a) => params::run(a),
         Command::ImportLerobot(a) => import_lerobot::run(a),

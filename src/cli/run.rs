@@ -12,7 +12,12 @@ use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
 use arm_ik::bag::BagReader;
 use arm_ik::model::Chain;
-use arm_ik::node::{FigureEight, JointState, NodeCore, NodeError, NodeStatus, Tick};
+use arm_ik::node::program::RobotView;
+use arm_ik::node::status::TeachStatus;
+use arm_ik::node::{
+    FigureEight, JointState, NodeCore, NodeError, NodeStatus, PoseStore, ProgramState, Programs,
+    Tick,
+};
 use arm_ik::run::{
     BagSource, Clock, Ending, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary,
     Source, Verdict,
@@ -72,6 +77,13 @@ pub struct LoopArgs {
     /// moves.
     #[arg(long, value_name = "FILE")]
     poses: Option<PathBuf>,
+    /// A program (YAML list of steps: pose, target, joints, gripper,
+    /// wait), named by its file's stem; checked against the robot and the
+    /// poses before anything moves. Without --stdin or --bag the (one)
+    /// program runs and the run ends when it does; with --stdin, any of
+    /// them runs on a `{"type":"program","name":"pick"}` line. Repeatable.
+    #[arg(long = "program", value_name = "FILE", conflicts_with = "bag")]
+    programs: Vec<PathBuf>,
     /// Print joint states as JSON lines, one per tick, and the summary as
     /// the last line.
     #[arg(long)]
@@ -99,7 +111,8 @@ pub fn sim(a: LoopArgs) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let settings = a.node.node_settings(&a.solver)?;
     let core = arm_ik::run::build_virtual(&settings, &chain, a.poses.as_deref()).map_err(flags)?;
-    execute(&a, &chain, core.core, "sim")
+    let core = teach(&a, &chain, core.core)?;
+    execute(&a, &chain, core, "sim")
 }
 
 /// `arm_ik run`: the servos of `--config` on `--port`, else virtual ones.
@@ -129,11 +142,34 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for w in &built.warnings {
         errln!("arm_ik run: warning: {w}");
     }
-    execute(l, &chain, built.core, "run")
+    let core = teach(l, &chain, built.core)?;
+    execute(l, &chain, core, "run")
+}
+
+/// The programs of `--program`, and `--poses` as the file that
+/// `{"type":"record_pose"}` lines write into.
+fn teach(a: &LoopArgs, chain: &Chain, core: NodeCore<Output>) -> anyhow::Result<NodeCore<Output>> {
+    if a.programs.len() > 1 && !a.stdin {
+        anyhow::bail!(
+            "--program: {} programs and no --stdin: give one program to run, or several with --stdin and {{\"type\":\"program\",\"name\":...}} lines",
+            a.programs.len()
+        );
+    }
+    let robot = RobotView {
+        chain,
+        poses: core.poses(),
+        has_gripper: core.gripper().is_some(),
+    };
+    let programs = Programs::load(&a.programs, &robot)?;
+    let core = core.with_programs(programs);
+    Ok(match &a.poses {
+        Some(file) => core.with_pose_store(PoseStore::new(file)),
+        None => core,
+    })
 }
 
 /// A node that cannot be built, named by the flag at fault.
-fn flags(e: RunError) -> anyhow::Error {
+pub(super) fn flags(e: RunError) -> anyhow::Error {
     match e {
         RunError::Output { name, why } => {
             let flag = if name == "port" { "--port" } else { "--config" };
@@ -150,7 +186,7 @@ fn execute(
     mut core: NodeCore<Output>,
     name: &str,
 ) -> anyhow::Result<ExitCode> {
-    let mut source = source(a, chain)?;
+    let mut source = source(a, chain, &core)?;
     let opts = RunOptions {
         clock: if a.realtime {
             Clock::Wall
@@ -170,12 +206,16 @@ fn execute(
     if let Some(e) = printer.error.take() {
         return Err(e).context("writing joint states to stdout");
     }
+    let taught = taught(&core.status().teach);
     drop(core); // closes the servo link
     let mut out = super::out::stdout();
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&Line::Summary(&summary))?)?;
     } else {
         write_text(&mut out, name, &summary)?;
+        for line in &taught.lines {
+            writeln!(out, "{line}")?;
+        }
         if summary.ended == Ending::Stopped {
             writeln!(
                 out,
@@ -189,11 +229,22 @@ fn execute(
     if summary.ended == Ending::Stopped {
         return Ok(stop.report(name, ""));
     }
+    if let Some(why) = taught.failed {
+        errln!("arm_ik {name}: {why}");
+        return Ok(ExitCode::from(EXIT_NOT_REACHED));
+    }
     Ok(verdict(name, &summary))
 }
 
 /// Where the commands come from.
-fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
+fn source(a: &LoopArgs, chain: &Chain, core: &NodeCore<Output>) -> anyhow::Result<Source> {
+    if let (false, Some(name)) = (a.stdin, core.programs().names().next()) {
+        // The one program, as the only input of the first tick.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let cmd = arm_ik::node::Command::Program { name: name.into() };
+        tx.send((1, Ok(cmd))).expect("the channel has room");
+        return Ok(Source::Lines(LineSource::new(rx, true)));
+    }
     if a.stdin {
         let rx = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
         return Ok(Source::Lines(LineSource::new(rx, !a.realtime)));
@@ -216,8 +267,57 @@ fn source(a: &LoopArgs, chain: &Chain) -> anyhow::Result<Source> {
     })
 }
 
+/// What the run's programs, trajectories and recordings came to.
+pub(super) struct Taught {
+    pub(super) lines: Vec<String>,
+    /// A program that did not finish, and why.
+    pub(super) failed: Option<String>,
+}
+
+pub(super) fn taught(t: &TeachStatus) -> Taught {
+    let mut lines = Vec::new();
+    let mut failed = None;
+    if let Some(p) = &t.program {
+        let why = p.message.as_deref().unwrap_or("");
+        let line = match p.state {
+            ProgramState::Done => format!("program '{}': done, {} steps", p.name, p.steps),
+            ProgramState::Running => {
+                format!(
+                    "program '{}': still at step {} of {} when the run ended",
+                    p.name, p.step, p.steps
+                )
+            }
+            ProgramState::Failed | ProgramState::Stopped => {
+                format!(
+                    "program '{}': step {} of {}: {why}",
+                    p.name, p.step, p.steps
+                )
+            }
+        };
+        if p.state != ProgramState::Done {
+            failed = Some(line.clone());
+        }
+        lines.push(line);
+    }
+    let tr = &t.trajectory;
+    if tr.accepted > 0 {
+        lines.push(format!(
+            "trajectories: {} taken, the last {} of {} points passed ({:.2} s)",
+            tr.accepted, tr.passed, tr.points, tr.duration_s
+        ));
+        if let Some(late) = &tr.late {
+            lines.push(late.describe(tr.points));
+        }
+        if let Some(why) = &tr.aborted {
+            lines.push(format!("the last trajectory was cut short: {why}"));
+        }
+    }
+    lines.extend(t.recorded.clone());
+    Taught { lines, failed }
+}
+
 /// The exit code of a run, saying on stderr why it is not 0.
-fn verdict(name: &str, s: &RunSummary) -> ExitCode {
+pub(super) fn verdict(name: &str, s: &RunSummary) -> ExitCode {
     let t = &s.targets;
     match s.verdict {
         Verdict::Ok => ExitCode::SUCCESS,
@@ -272,7 +372,7 @@ enum Line<'a> {
 
 /// Prints what the loop reports: joint states (`--json`), bad input, and
 /// a progress line on a terminal.
-struct Printer {
+pub(super) struct Printer {
     name: String,
     json: bool,
     out: super::out::Stdout,
@@ -283,7 +383,7 @@ struct Printer {
 }
 
 impl Printer {
-    fn new(name: &str, json: bool, duration: Option<f64>) -> Printer {
+    pub(super) fn new(name: &str, json: bool, duration: Option<f64>) -> Printer {
         Printer {
             name: name.to_string(),
             json,
@@ -295,7 +395,7 @@ impl Printer {
         }
     }
 
-    fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         if self.progress {
             err!("\r\x1b[K");
         }
@@ -338,7 +438,7 @@ impl arm_ik::run::Observer for Printer {
     }
 }
 
-fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
+pub(super) fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {
     writeln!(
         out,
         "arm_ik {name}: {:.1} s simulated in {:.3} s wall ({}; {} solver; servos: {})",

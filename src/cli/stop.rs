@@ -40,6 +40,12 @@ impl Stop {
         &self.flag
     }
 
+    /// The flag, for a thread of the command's own that must stop too
+    /// (teleop's leader reader).
+    pub fn shared(&self) -> Arc<AtomicBool> {
+        self.flag.clone()
+    }
+
     /// True once a signal asked the command to stop.
     pub fn requested(&self) -> bool {
         self.flag.load(Ordering::Relaxed)

@@ -8,6 +8,8 @@ use super::jog::TwistMsg;
 use super::marker::MarkerFeedback;
 use super::msg::{JointCommandMsg, TargetMsg};
 use super::status::RejectReason;
+use super::teleop::LeaderMsg;
+use super::trajectory::TrajectoryMsg;
 use serde::{Deserialize, Serialize};
 
 /// One input to the node core.
@@ -40,6 +42,28 @@ pub enum Command {
     Enable,
     /// A move in joint space to a named pose of the poses file.
     Pose { name: String },
+    /// A frame of the leader arm (teleoperation): positions by the
+    /// follower's joint names.
+    Leader(LeaderMsg),
+    /// A timed joint trajectory (`~/joint_trajectory`); replaces what is
+    /// left of the one before.
+    Trajectory(TrajectoryMsg),
+    /// Stores where the arm is (measured when the servos measure) as a
+    /// named pose in the poses file; allowed while relaxed.
+    RecordPose { name: String },
+    /// Runs a program (a list of steps) the node was given.
+    Program { name: String },
+}
+
+impl Command {
+    /// True for the commands that move the arm (all but relax, enable and
+    /// recording a pose).
+    pub fn moves(&self) -> bool {
+        !matches!(
+            self,
+            Command::Relax | Command::Enable | Command::RecordPose { .. }
+        )
+    }
 }
 
 impl Command {
@@ -124,6 +148,38 @@ mod tests {
                 Command::Pose {
                     name: "home".into(),
                 },
+            ),
+            (
+                r#"{"type":"record_pose","name":"pick"}"#,
+                Command::RecordPose {
+                    name: "pick".into(),
+                },
+            ),
+            (
+                r#"{"type":"program","name":"pick_place"}"#,
+                Command::Program {
+                    name: "pick_place".into(),
+                },
+            ),
+            (
+                r#"{"type":"leader","name":["elbow"],"position":[0.5]}"#,
+                Command::Leader(LeaderMsg {
+                    name: vec!["elbow".into()],
+                    position: vec![0.5],
+                }),
+            ),
+            (
+                r#"{"type":"trajectory","stamp":0.0,"joint_names":["elbow"],"points":[{"positions":[1.0],"time_from_start":1.5}]}"#,
+                Command::Trajectory(TrajectoryMsg {
+                    stamp: 0.0,
+                    joint_names: vec!["elbow".into()],
+                    points: vec![crate::node::trajectory::TrajectoryPoint {
+                        positions: vec![1.0],
+                        velocities: Vec::new(),
+                        accelerations: Vec::new(),
+                        time_from_start: 1.5,
+                    }],
+                }),
             ),
         ];
         for (line, want) in lines {

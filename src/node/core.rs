@@ -11,6 +11,7 @@ mod collide;
 mod operate;
 mod retune;
 mod steering;
+mod teach;
 
 use super::command::{Command, Refused};
 use super::gripper::{self, GripperStatus};
@@ -106,6 +107,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     notices: Vec<String>,
     /// The guard stopped the last tick's motion.
     stopped: bool,
+    /// Teleoperation, trajectories, programs, the poses file.
+    teach: teach::Teach,
 }
 
 impl NodeCore<VirtualServo> {
@@ -200,13 +203,12 @@ impl<S: ServoOutput> NodeCore<S> {
             guard,
             notices,
             stopped: false,
+            teach: teach::Teach::default(),
         })
     }
 
-    /// Takes in one command received at `now` (node clock, s): every
-    /// front-end's input comes through here. A refused command is counted
-    /// in the status (with the last refusal's reason) and changes nothing.
-    pub fn command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
+    /// One command, once [`NodeCore::command`] admitted it.
+    fn take_command(&mut self, cmd: &Command, now: f64) -> Result<(), Refused> {
         // Settings accepted since the last tick hold for this command too:
         // `ros2 param set gripper_open` answered, then `~/open_gripper`,
         // must open to the new position.
@@ -253,6 +255,10 @@ impl<S: ServoOutput> NodeCore<S> {
                 Ok(())
             }
             Command::Pose { name } => self.go_to(name),
+            Command::Leader(msg) => return self.leader_frame(msg, now),
+            Command::Trajectory(msg) => self.trajectory(msg, now),
+            Command::RecordPose { name } => self.record_pose(name),
+            Command::Program { name } => self.run_program(name),
         };
         self.count(taken)
     }
@@ -354,10 +360,11 @@ impl<S: ServoOutput> NodeCore<S> {
                 self.goal.copy_from_slice(self.motion.position());
             }
         } else if self.started {
+            self.program_step(now);
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p));
             }
-            if !self.steer(now) {
+            if !self.steer(now) && !self.timed(now) {
                 self.guarded(|m| m.step());
             }
             self.check_stall();

@@ -18,6 +18,9 @@
 //! jog ([`jog`]) and the marker ([`marker`]) hand a moving target to a
 //! local follower ([`follow`]) instead of the solver.
 //! [`LatencyProbe`] times the path from a new input to the servo command.
+//! Teaching the arm: a leader arm's frames followed ([`teleop`]), timed
+//! joint trajectories ([`trajectory`]), programs of steps ([`program`]) and
+//! poses recorded into the poses file ([`poses::store`]).
 
 pub mod command;
 pub mod core;
@@ -34,10 +37,13 @@ pub mod msg;
 pub mod params;
 pub mod path;
 pub mod poses;
+pub mod program;
 pub mod report;
 pub mod settings;
 pub mod status;
 pub mod steer;
+pub mod teleop;
+pub mod trajectory;
 
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
@@ -54,7 +60,9 @@ pub use params::{
     UrdfSource,
 };
 pub use path::{FigureEight, figure_eight};
+pub use poses::store::{Comments, PoseStore, Stored};
 pub use poses::{PoseError, PoseFile, Poses};
+pub use program::{Program, ProgramError, ProgramState, ProgramStatus, Programs};
 pub use report::{Health, HealthMonitor, Level};
 pub use settings::{
     GripperSettings, JogSettings, MotionSettings, NodeConfig, NodeSettings, SettingError,
@@ -62,5 +70,7 @@ pub use settings::{
 };
 pub use status::{
     CollisionStatus, CommandCounters, NodeStatus, RejectReason, SolveOutcome, SteerMode,
-    SteerStatus, TargetCounters, TimeStats, TimeSummary,
+    SteerStatus, TargetCounters, TeachStatus, TimeStats, TimeSummary,
 };
+pub use teleop::{LeaderMsg, TeleopPhase, TeleopSettings, TeleopStatus};
+pub use trajectory::{TrajectoryMsg, TrajectoryPoint, TrajectoryStatus};

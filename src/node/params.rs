@@ -28,7 +28,7 @@ use super::settings::{
 };
 use crate::ik::SolverKind;
 use crate::servo::registry;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use table::declare_params;
 
 fn solver() -> SolverSettings {
@@ -168,6 +168,8 @@ declare_params! {
         mesh_path: String = String::new(), live: false;
         /// Radius of the capsule around a link without collision geometry, or whose mesh is missing (m).
         collision_capsule_radius: f64 = collision().capsule_radius, live: false;
+        /// Program files (YAML lists of steps), comma-separated: one ~/program/<name> Trigger each, named by the file's stem; empty: none.
+        programs: String = String::new(), live: false;
     }
 }
 
@@ -214,6 +216,22 @@ impl NodeParams {
     /// The poses file, when one is given.
     pub fn poses(&self) -> Option<&str> {
         non_empty(&self.poses_file)
+    }
+
+    /// The program files, in the order given.
+    pub fn program_files(&self) -> Vec<&str> {
+        self.programs.split(',').filter_map(non_empty).collect()
+    }
+
+    /// The programs' names (their files' stems), for one service each
+    /// before the robot is known; the files are read and checked against
+    /// it by `run::build_node`.
+    pub fn program_names(&self) -> Vec<String> {
+        self.program_files()
+            .iter()
+            .filter_map(|f| Path::new(f).file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect()
     }
 }
 

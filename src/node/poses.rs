@@ -13,6 +13,8 @@
 //! are optional and keep their command when left out. Pose names are
 //! letters, digits and underscores, so each can be a ROS service name.
 
+pub mod store;
+
 use crate::model::Chain;
 use crate::node::joints::JointLayout;
 use std::collections::BTreeMap;
@@ -108,9 +110,7 @@ impl PoseFile {
             }
         }
         for (pose, joints) in &poses {
-            let mut chars = pose.chars();
-            let letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-            if !letter || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if !valid_name(pose) {
                 return Err(PoseError::BadName {
                     path,
                     pose: pose.clone(),
@@ -187,7 +187,23 @@ impl PoseFile {
     }
 }
 
+/// True for a name a pose (or a program) may have: letters, digits and
+/// underscores, starting with a letter, so it can be part of a ROS service
+/// name (`~/go_to/<name>`).
+pub fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 impl Poses {
+    /// Adds or replaces the pose `name` ((axis, position) pairs): one
+    /// just recorded.
+    pub fn insert(&mut self, name: &str, mut axes: Vec<(usize, f64)>) {
+        axes.sort_by_key(|&(axis, _)| axis);
+        self.poses.insert(name.to_owned(), axes);
+    }
+
     /// The pose called `name`: (axis, position) pairs in axis order.
     pub fn get(&self, name: &str) -> Option<&[(usize, f64)]> {
         self.poses.get(name).map(Vec::as_slice)

@@ -3,7 +3,8 @@
 //! adapter only copies these into `diagnostic_msgs`, so the rules are
 //! tested in the normal test run and `arm_ik sim` could print the same.
 
-use super::status::{NodeStatus, TargetCounters};
+use super::program::ProgramState;
+use super::status::{NodeStatus, TargetCounters, TeachStatus};
 use serde_json::Value;
 
 /// Diagnostic level, as `diagnostic_msgs/DiagnosticStatus` has them.
@@ -30,6 +31,9 @@ pub struct Health {
 #[derive(Debug, Clone, Default)]
 pub struct HealthMonitor {
     last: TargetCounters,
+    /// The last trajectory whose late point was reported (by its count),
+    /// so a short one is reported once even after it has ended.
+    late_reported: u64,
 }
 
 impl HealthMonitor {
@@ -83,6 +87,9 @@ impl HealthMonitor {
                 &mut why,
             );
         }
+        for (l, m) in self.teach(&status.teach) {
+            raise(l, m, &mut why);
+        }
         if status.relaxed {
             raise(
                 Level::Ok,
@@ -104,6 +111,41 @@ impl HealthMonitor {
             why.join("; ")
         };
         Health { level, message }
+    }
+
+    /// What teaching the arm has to say: a silent leader, a trajectory
+    /// point the limits could not meet in time, a program under way or
+    /// failed.
+    fn teach(&mut self, t: &TeachStatus) -> Vec<(Level, String)> {
+        let mut out = Vec::new();
+        if let Some(note) = t.teleop.as_ref().and_then(|tp| tp.note.clone()) {
+            out.push((Level::Warn, note));
+        }
+        let tr = &t.trajectory;
+        if let Some(late) = &tr.late
+            && (tr.active || tr.accepted != self.late_reported)
+        {
+            self.late_reported = tr.accepted;
+            out.push((Level::Warn, late.describe(tr.points)));
+        }
+        if let Some(p) = &t.program {
+            match p.state {
+                ProgramState::Running => out.push((
+                    Level::Ok,
+                    format!("program '{}': step {} of {}", p.name, p.step, p.steps),
+                )),
+                ProgramState::Failed => out.push((
+                    Level::Warn,
+                    format!(
+                        "program '{}' failed: {}",
+                        p.name,
+                        p.message.as_deref().unwrap_or("")
+                    ),
+                )),
+                ProgramState::Done | ProgramState::Stopped => {}
+            }
+        }
+        out
     }
 
     /// The control loop's rate, when it has run a second and falls short.

@@ -4,6 +4,9 @@
 
 use super::follow::Hold;
 use super::gripper::GripperStatus;
+use super::program::ProgramStatus;
+use super::teleop::TeleopStatus;
+use super::trajectory::TrajectoryStatus;
 use crate::ik::{SolveStatus, SolverKind};
 use serde::Serialize;
 
@@ -31,6 +34,8 @@ pub enum RejectReason {
     /// Every solution found puts the arm in collision (with itself, the
     /// floor or an obstacle); the reason names the pair.
     Collision,
+    /// The arm follows a leader arm: nothing else may move it.
+    Teleop,
 }
 
 impl RejectReason {
@@ -44,6 +49,7 @@ impl RejectReason {
         RejectReason::NoGripper,
         RejectReason::UnknownPose,
         RejectReason::Collision,
+        RejectReason::Teleop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +63,7 @@ impl RejectReason {
             RejectReason::NoGripper => "no_gripper",
             RejectReason::UnknownPose => "unknown_pose",
             RejectReason::Collision => "collision",
+            RejectReason::Teleop => "teleop",
         }
     }
 }
@@ -73,6 +80,7 @@ pub struct Rejections {
     pub no_gripper: u64,
     pub unknown_pose: u64,
     pub collision: u64,
+    pub teleop: u64,
 }
 
 impl Rejections {
@@ -86,6 +94,7 @@ impl Rejections {
             + self.no_gripper
             + self.unknown_pose
             + self.collision
+            + self.teleop
     }
 
     pub fn count(&mut self, r: RejectReason) {
@@ -99,6 +108,7 @@ impl Rejections {
             RejectReason::NoGripper => self.no_gripper += 1,
             RejectReason::UnknownPose => self.unknown_pose += 1,
             RejectReason::Collision => self.collision += 1,
+            RejectReason::Teleop => self.teleop += 1,
         }
     }
 }
@@ -416,6 +426,19 @@ impl CollisionStatus {
     }
 }
 
+/// Teaching the arm: teleoperation, trajectories, programs and recorded
+/// poses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TeachStatus {
+    /// With a leader arm.
+    pub teleop: Option<TeleopStatus>,
+    pub trajectory: TrajectoryStatus,
+    /// The latest program run.
+    pub program: Option<ProgramStatus>,
+    /// What the last pose recording did.
+    pub recorded: Option<String>,
+}
+
 /// The node's state as a user or a diagnostics topic sees it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeStatus {
@@ -458,6 +481,8 @@ pub struct NodeStatus {
     pub steering: SteerStatus,
     /// The collision check, when it is on.
     pub collision: Option<CollisionStatus>,
+    /// Teleoperation, trajectories, programs, recorded poses.
+    pub teach: TeachStatus,
     /// Wall time of the solves.
     #[serde(skip)]
     pub solve_time: TimeStats,
@@ -488,6 +513,7 @@ impl NodeStatus {
             loop_rate_hz: 0.0,
             steering: SteerStatus::default(),
             collision: None,
+            teach: TeachStatus::default(),
             solve_time: TimeStats::default(),
             tick_time: TimeStats::default(),
         }

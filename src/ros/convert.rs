@@ -12,10 +12,12 @@
 
 pub mod collision;
 pub mod interactive;
+pub mod trajectory;
 pub mod twist;
 
 pub use collision::collision_markers;
 pub use interactive::{marker_feedback, marker_snapshot, marker_update};
+pub use trajectory::{joint_trajectory, record_pose};
 pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
 use crate::ik::Target;

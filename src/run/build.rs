@@ -2,8 +2,10 @@
 //! the parameters give, on the servo output they choose.
 
 use crate::model::Chain;
+use crate::node::program::{ProgramError, Programs, RobotView};
 use crate::node::{
-    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, Poses,
+    JointLayout, NodeCore, NodeError, NodeParams, NodeSettings, PoseError, PoseFile, PoseStore,
+    Poses,
 };
 use crate::servo::calibration::{Calibration, CalibrationWarning};
 use crate::servo::{Output, Protocol, SerialServo, VirtualServo, registry};
@@ -24,6 +26,9 @@ pub enum RunError {
     /// `poses_file` is unreadable or does not fit the robot.
     #[error(transparent)]
     Poses(#[from] PoseError),
+    /// A file of `programs` is unreadable or does not fit the robot.
+    #[error(transparent)]
+    Program(#[from] ProgramError),
 }
 
 fn bad(name: &'static str, why: impl Into<String>) -> RunError {
@@ -250,9 +255,21 @@ fn assemble(
 pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> {
     let settings = p.settings().map_err(NodeError::from)?;
     let poses = load_poses(p.poses().map(Path::new), chain)?;
-    assemble(&settings, chain, poses, |start| {
+    let mut built = assemble(&settings, chain, poses, |start| {
         output(p, chain, start).map(|b| (b.output, b.warnings))
-    })
+    })?;
+    // `~/record_pose` writes into the same file `~/go_to` reads.
+    if let Some(file) = p.poses() {
+        built.core = built.core.with_pose_store(PoseStore::new(file));
+    }
+    let robot = RobotView {
+        chain,
+        poses: built.core.poses(),
+        has_gripper: built.core.gripper().is_some(),
+    };
+    let programs = Programs::load(&p.program_files(), &robot)?;
+    built.core = built.core.with_programs(programs);
+    Ok(built)
 }
 
 #[cfg(test)]
@@ -433,6 +450,38 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("'elbw'"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `programs` (ik_node's parameter): each file read and checked at
+    /// start, named by its stem for its `~/program/<name>` service; one
+    /// naming a pose the poses file lacks stops the node from starting.
+    #[test]
+    fn programs_are_checked_against_the_robot_and_the_poses_at_start() {
+        let chain = arm();
+        let pick = format!("{}/config/programs/pick_place.yaml", root());
+        let p = NodeParams {
+            poses_file: format!("{}/config/poses_arm.yaml", root()),
+            programs: format!(" {pick} ,"),
+            ..NodeParams::default()
+        };
+        assert_eq!(p.program_names(), ["pick_place"]);
+        let core = build_node(&p, &chain).unwrap().core;
+        assert_eq!(core.programs().names().collect::<Vec<_>>(), ["pick_place"]);
+        let dir = std::env::temp_dir().join(format!("arm_ik-programs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("wave.yaml");
+        std::fs::write(&bad, "- pose: home\n- pose: wave_start\n").unwrap();
+        let p = NodeParams {
+            programs: bad.display().to_string(),
+            ..p
+        };
+        let e = build_node(&p, &chain).err().unwrap();
+        assert!(matches!(e, RunError::Program(_)), "{e}");
+        assert!(
+            e.to_string().contains("step 2") && e.to_string().contains("wave_start"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -102,7 +102,10 @@ pub fn run<S: ServoOutput>(
             break Ending::OutputClosed;
         }
         k += 1;
+        // A program or a trajectory may rest between its steps: the run
+        // waits for it (a program's step times out on its own).
         if let (None, Some(end)) = (opts.duration, input_ended)
+            && !core.busy()
             && (core.motion().is_settled() || now - end >= opts.settle_s)
         {
             break Ending::InputEnded;

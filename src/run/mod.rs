@@ -27,6 +27,6 @@ pub use build::{
 pub use delivery::Delivery;
 pub use driver::{Clock, Observer, RunOptions, run};
 pub use input::{Input, Poll};
-pub use lines::{InputError, LINE_FORMAT, parse_line, spawn_reader};
+pub use lines::{InputError, LINE_FORMAT, Line, READ_AHEAD, parse_line, spawn_reader};
 pub use source::{LineSource, Source};
 pub use summary::{Ending, MeanMax, Micros, PathSummary, Rejection, RunSummary, Steered, Verdict};

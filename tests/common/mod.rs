@@ -18,7 +18,7 @@ pub mod pulses;
 use arm_ik::ik::{Common, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
 #[cfg(feature = "app")]
-use arm_ik::node::{MemoryNode, NodeConfig, NodeCore, TargetMsg};
+use arm_ik::node::{JointState, MemoryNode, NodeConfig, NodeCore, TargetMsg};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -306,4 +306,47 @@ pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
     // What it said at start (the collision model) is logged by now.
     while node.core_mut().take_notice().is_some() {}
     (node, dt, ticks)
+}
+
+/// Every consecutive pair of joint states keeps the velocity, acceleration
+/// and position limits (velocities from the positions and stamps, as a
+/// servo sees them).
+#[cfg(feature = "app")]
+pub fn assert_limits_kept(
+    node: &MemoryNode<impl arm_ik::servo::ServoOutput>,
+    states: &[JointState],
+) {
+    let limits = node.core().motion().limits().to_vec();
+    let mut prev_v: Option<Vec<f64>> = None;
+    for (k, w) in states.windows(2).enumerate() {
+        let dt = w[1].stamp - w[0].stamp;
+        assert!(dt > 0.0);
+        let v: Vec<f64> = (0..limits.len())
+            .map(|i| (w[1].position[i] - w[0].position[i]) / dt)
+            .collect();
+        for (i, l) in limits.iter().enumerate() {
+            let q = w[1].position[i];
+            assert!(
+                q.is_finite() && l.lower <= q && q <= l.upper,
+                "state {k}: joint {i} at {q} outside [{}, {}]",
+                l.lower,
+                l.upper
+            );
+            assert!(
+                v[i].abs() <= l.velocity * (1.0 + 1e-9),
+                "state {k}: joint {i} speed {} > {}",
+                v[i],
+                l.velocity
+            );
+            if let Some(pv) = &prev_v {
+                let a = (v[i] - pv[i]) / dt;
+                assert!(
+                    a.abs() <= l.acceleration * (1.0 + 1e-6),
+                    "state {k}: joint {i} acceleration {a} > {}",
+                    l.acceleration
+                );
+            }
+        }
+        prev_v = Some(v);
+    }
 }

@@ -9,7 +9,8 @@ use futures::stream::{BoxStream, SelectAll, StreamExt, select_all};
 use r2r::QosProfile;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped, Twist, TwistStamped};
 use r2r::sensor_msgs::msg::JointState;
-use r2r::std_msgs::msg::Float64;
+use r2r::std_msgs::msg::{Float64, String as RosString};
+use r2r::trajectory_msgs::msg::JointTrajectory;
 use r2r::visualization_msgs::msg::InteractiveMarkerFeedback;
 
 /// Sends a service's reply, given what the core made of its command.
@@ -59,6 +60,8 @@ impl Inputs {
             })?,
             subscribe::<Float64>(node, "~/gripper", convert::gripper_command)?,
             subscribe::<JointState>(node, "~/joint_command", convert::joint_command)?,
+            subscribe::<JointTrajectory>(node, "~/joint_trajectory", convert::joint_trajectory)?,
+            subscribe::<RosString>(node, "~/record_pose", convert::record_pose)?,
             subscribe::<TwistStamped>(node, "~/target_twist", |m| {
                 Command::Twist(convert::twist_from_stamped(m))
             })?,
@@ -75,10 +78,16 @@ impl Inputs {
     }
 
     /// Adds the std_srvs services (see `services`), with one `~/go_to/<name>`
-    /// per pose in `poses`; returns false when this build has none.
+    /// per pose in `poses` and one `~/program/<name>` per program; returns
+    /// false when this build has none.
     #[cfg(std_srvs)]
-    pub fn serve(&mut self, node: &mut r2r::Node, poses: &[String]) -> anyhow::Result<bool> {
-        for service in super::services::create(node, poses)? {
+    pub fn serve(
+        &mut self,
+        node: &mut r2r::Node,
+        poses: &[String],
+        programs: &[String],
+    ) -> anyhow::Result<bool> {
+        for service in super::services::create(node, poses, programs)? {
             self.stream.push(service);
         }
         Ok(true)
@@ -86,7 +95,12 @@ impl Inputs {
 
     /// This build has no std_srvs (see `build.rs`): no services.
     #[cfg(not(std_srvs))]
-    pub fn serve(&mut self, _node: &mut r2r::Node, _poses: &[String]) -> anyhow::Result<bool> {
+    pub fn serve(
+        &mut self,
+        _node: &mut r2r::Node,
+        _poses: &[String],
+        _programs: &[String],
+    ) -> anyhow::Result<bool> {
         Ok(false)
     }
 

@@ -118,7 +118,7 @@ async fn run() -> anyhow::Result<()> {
     let log = node.logger().to_string();
     let (p, early, tuning) = parameters(&mut node, &log)?;
     let mut inputs = Inputs::subscribe(&mut node)?;
-    if !inputs.serve(&mut node, &pose_names(&p)?)? {
+    if !inputs.serve(&mut node, &pose_names(&p)?, &p.program_names())? {
         r2r::log_warn!(
             &log,
             "built without std_srvs: no relax, enable, home, go_to or gripper services (the ~/gripper and ~/joint_command topics work)"

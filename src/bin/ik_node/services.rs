@@ -39,11 +39,13 @@ fn trigger(
         .boxed())
 }
 
-/// Every service: the gripper, relax and enable, home, and one
-/// `~/go_to/<name>` per pose of the poses file.
+/// Every service: the gripper, relax and enable, home, one
+/// `~/go_to/<name>` per pose of the poses file and one `~/program/<name>`
+/// per program.
 pub fn create(
     node: &mut r2r::Node,
     poses: &[String],
+    programs: &[String],
 ) -> anyhow::Result<Vec<BoxStream<'static, Input>>> {
     let pose = |name: &str| Command::Pose {
         name: name.to_owned(),
@@ -92,6 +94,15 @@ pub fn create(
             "go_to",
             pose(name),
             format!("moving to pose '{name}'"),
+        )?);
+    }
+    for name in programs {
+        services.push(trigger(
+            node,
+            &format!("~/program/{name}"),
+            "program",
+            Command::Program { name: name.clone() },
+            format!("running program '{name}'"),
         )?);
     }
     Ok(services)

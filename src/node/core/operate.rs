@@ -51,7 +51,7 @@ impl<S: ServoOutput> NodeCore<S> {
     /// followed; a new gripper goal releases a stalled gripper.
     /// Before the start pose is known (see [`NodeCore::tick`]) they wait,
     /// as a target does, and are taken once it is.
-    fn move_axes(&mut self, goals: impl IntoIterator<Item = (usize, f64)>) {
+    pub(super) fn move_axes(&mut self, goals: impl IntoIterator<Item = (usize, f64)>) {
         let dof = self.layout.dof();
         let gripper = self.gripper.map(|g| g.axis);
         for (axis, q) in goals {
@@ -129,7 +129,7 @@ impl<S: ServoOutput> NodeCore<S> {
         Ok(())
     }
 
-    fn unknown_joint(&self, name: &str) -> (RejectReason, String) {
+    pub(super) fn unknown_joint(&self, name: &str) -> (RejectReason, String) {
         let why = match self.layout.leader_of(name) {
             Some(leader) => format!("joint '{name}' mimics '{leader}': command '{leader}'"),
             None => format!(
@@ -168,6 +168,7 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.relaxed = true;
         self.servo.relax();
+        self.teach_relaxed();
         self.pending = None;
         self.steering.release(&mut self.status.steering);
         self.early_goals.clear();
@@ -188,6 +189,7 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.relaxed = false;
         self.servo.enable();
+        self.teach_enabled();
         let q = match self.valid_feedback() {
             Some(fb) if self.servo.measured() => fb,
             _ => self.motion.position().to_vec(),

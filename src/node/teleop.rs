@@ -1,0 +1,281 @@
+//! Leader–follower teleoperation, decided without ROS: a stream of leader
+//! poses (joint positions by the follower's joint names, URDF units; the
+//! front-end maps the names, [`names`]) becomes, every tick, the goal the
+//! follower's motion limiter tracks.
+//!
+//! - The follower first moves to the leader's pose in a straight line in
+//!   joint space at the start-up speed (the servo link's `startup_speed`),
+//!   from wherever it is: at the first frame, after a silence, after
+//!   relax and enable. Then it follows each frame, landing on it within
+//!   the tick when the speed and acceleration limits allow and otherwise
+//!   catching up as fast as they allow, never faster (a leader yanked by
+//!   hand is followed at the speed limit).
+//! - A leader silent for longer than the timeout (the link's command
+//!   timeout) makes the follower hold where it is, and the status says so
+//!   until frames come again, when the slow approach starts over.
+//! - While a live leader drives, the other commands that move the arm are
+//!   the core's to refuse (reason `teleop`); relax and enable work.
+
+pub mod names;
+
+use serde::{Deserialize, Serialize};
+
+/// One frame of the leader arm: positions by the follower's joint names.
+/// JSON form: `{"type":"leader","name":["shoulder","gripper"],"position":[0.3,0.8]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderMsg {
+    pub name: Vec<String>,
+    /// URDF units, one per name.
+    pub position: Vec<f64>,
+}
+
+/// How the follower takes a leader.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TeleopSettings {
+    /// Joint speed of the approach to the leader's pose (rad/s or m/s).
+    pub startup_speed: f64,
+    /// A leader silent for longer than this (s) makes the follower hold.
+    pub timeout: f64,
+}
+
+impl Default for TeleopSettings {
+    /// The servo link's defaults (`link.startup_speed`,
+    /// `link.command_timeout_ms`).
+    fn default() -> Self {
+        TeleopSettings {
+            startup_speed: 0.3,
+            timeout: 0.5,
+        }
+    }
+}
+
+/// Where the teleoperation is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TeleopPhase {
+    /// No leader frame yet.
+    #[default]
+    Waiting,
+    /// Moving to the leader's pose at the start-up speed.
+    Approach,
+    /// Following every frame.
+    Follow,
+    /// The leader went silent: holding.
+    Silent,
+}
+
+/// The teleoperation as the status and `/diagnostics` show it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TeleopStatus {
+    pub phase: TeleopPhase,
+    /// Leader frames taken in.
+    pub frames: u64,
+    /// Slow approaches started (the first, and one after each silence or
+    /// enable).
+    pub approaches: u64,
+    /// Times the leader went silent.
+    pub silences: u64,
+    /// Age of the latest frame at the last tick (s).
+    pub leader_age_s: f64,
+    /// Said while the leader is silent.
+    pub note: Option<String>,
+}
+
+/// What the follower does this tick.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Drive {
+    /// Nothing from the leader (none yet).
+    Idle,
+    /// Hold where the arm is: the leader has just gone silent (said once;
+    /// while it stays silent, [`Drive::Idle`]).
+    Hold,
+    /// Track these goals (one per axis).
+    Track(Vec<f64>),
+}
+
+/// The teleoperation's state.
+#[derive(Debug, Clone)]
+pub struct Teleop {
+    settings: TeleopSettings,
+    /// The leader's latest pose per axis (none: an axis it does not lead).
+    leader: Vec<Option<f64>>,
+    /// Node time of the latest frame.
+    last_frame: Option<f64>,
+    /// An approach is under way (counted once when it starts).
+    approaching: bool,
+    pub status: TeleopStatus,
+}
+
+impl Teleop {
+    pub fn new(settings: TeleopSettings, axes: usize) -> Teleop {
+        Teleop {
+            settings,
+            leader: vec![None; axes],
+            last_frame: None,
+            approaching: false,
+            status: TeleopStatus::default(),
+        }
+    }
+
+    pub fn settings(&self) -> TeleopSettings {
+        self.settings
+    }
+
+    /// A frame at node time `now`: (axis, position) pairs, checked by the
+    /// core. After a silence (or before the first frame) the approach
+    /// starts over.
+    pub fn frame(&mut self, positions: &[(usize, f64)], now: f64) {
+        for &(axis, q) in positions {
+            self.leader[axis] = Some(q);
+        }
+        self.last_frame = Some(now);
+        self.status.frames += 1;
+        if matches!(
+            self.status.phase,
+            TeleopPhase::Waiting | TeleopPhase::Silent
+        ) {
+            self.restart();
+        }
+    }
+
+    /// The follower moved or was moved some other way (relaxed and
+    /// enabled): approach the leader slowly again.
+    pub fn restart(&mut self) {
+        self.approaching = false;
+        self.status.phase = TeleopPhase::Approach;
+        self.status.note = None;
+    }
+
+    /// True while a live leader drives the arm.
+    pub fn driving(&self, now: f64) -> bool {
+        matches!(
+            self.status.phase,
+            TeleopPhase::Approach | TeleopPhase::Follow
+        ) && !self.silent(now)
+    }
+
+    fn silent(&self, now: f64) -> bool {
+        self.last_frame
+            .is_none_or(|t| now - t > self.settings.timeout)
+    }
+
+    /// The tick at `now`: the goals to track from the arm's goals `goal`
+    /// (every axis; those the leader does not lead keep theirs) and where
+    /// the arm is, `position`, for a period `dt`.
+    pub fn step(&mut self, now: f64, goal: &[f64], position: &[f64], dt: f64) -> Drive {
+        self.status.leader_age_s = self.last_frame.map_or(0.0, |t| (now - t).max(0.0));
+        if matches!(
+            self.status.phase,
+            TeleopPhase::Waiting | TeleopPhase::Silent
+        ) {
+            return Drive::Idle;
+        }
+        if self.silent(now) {
+            self.status.phase = TeleopPhase::Silent;
+            self.status.silences += 1;
+            self.status.note = Some(format!(
+                "leader silent for {:.0} ms (more than {:.0} ms): holding",
+                self.status.leader_age_s * 1e3,
+                self.settings.timeout * 1e3
+            ));
+            return Drive::Hold;
+        }
+        let target: Vec<f64> = goal
+            .iter()
+            .zip(&self.leader)
+            .map(|(&g, l)| l.unwrap_or(g))
+            .collect();
+        if self.status.phase == TeleopPhase::Follow {
+            return Drive::Track(target);
+        }
+        if !self.approaching {
+            self.approaching = true;
+            self.status.approaches += 1;
+        }
+        // A straight line in joint space from where the arm is, one tick
+        // ahead of it: the farthest joint at the start-up speed, the others
+        // in proportion. Led from the arm rather than from the last goal,
+        // a follower still speeding up is never asked to catch up faster.
+        let far = position
+            .iter()
+            .zip(&target)
+            .map(|(q, t)| (t - q).abs())
+            .fold(0.0, f64::max);
+        let step = self.settings.startup_speed * dt;
+        if far <= step {
+            self.approaching = false;
+            self.status.phase = TeleopPhase::Follow;
+            return Drive::Track(target);
+        }
+        let s = step / far;
+        Drive::Track(
+            position
+                .iter()
+                .zip(&target)
+                .map(|(q, t)| q + (t - q) * s)
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DT: f64 = 0.02;
+
+    #[test]
+    fn the_follower_approaches_at_the_start_up_speed_then_follows_each_frame() {
+        let mut t = Teleop::new(TeleopSettings::default(), 3);
+        assert_eq!(t.step(0.0, &[0.0; 3], &[0.0; 3], DT), Drive::Idle);
+        t.frame(&[(0, 0.3), (1, -0.15)], 0.0);
+        let mut goal = vec![0.0, 0.0, 0.7];
+        let mut ticks = 0;
+        while t.status.phase == TeleopPhase::Approach {
+            let Drive::Track(g) = t.step(ticks as f64 * DT, &goal, &goal, DT) else {
+                panic!("not tracking");
+            };
+            let far = (g[0] - goal[0]).abs();
+            assert!(far <= 0.3 * DT + 1e-12, "{g:?} after {goal:?}");
+            // A straight line: joint 1 moves half as fast as joint 0.
+            assert!(((g[1] - goal[1]) * 2.0 + (g[0] - goal[0])).abs() < 1e-12);
+            assert_eq!(g[2], 0.7, "an axis the leader does not lead keeps its goal");
+            goal = g;
+            ticks += 1;
+            t.frame(&[(0, 0.3), (1, -0.15)], ticks as f64 * DT);
+        }
+        // 0.3 rad at 0.3 rad/s: one second.
+        assert!((50..=51).contains(&ticks), "{ticks}");
+        t.frame(&[(0, 0.5)], 1.0);
+        assert_eq!(
+            t.step(1.0, &goal, &goal, DT),
+            Drive::Track(vec![0.5, -0.15, 0.7])
+        );
+        assert_eq!(t.status.approaches, 1);
+    }
+
+    #[test]
+    fn a_silent_leader_makes_the_follower_hold_and_say_so_until_it_speaks_again() {
+        let mut t = Teleop::new(TeleopSettings::default(), 1);
+        t.frame(&[(0, 0.0)], 0.0);
+        assert!(matches!(t.step(0.0, &[0.0], &[0.0], DT), Drive::Track(_)));
+        assert!(t.driving(0.4));
+        assert!(matches!(t.step(0.5, &[0.0], &[0.0], DT), Drive::Track(_)));
+        assert_eq!(t.step(0.52, &[0.0], &[0.0], DT), Drive::Hold);
+        assert!(!t.driving(0.52));
+        let note = t.status.note.clone().unwrap();
+        assert!(
+            note.contains("leader silent for 520 ms") && note.contains("holding"),
+            "{note}"
+        );
+        assert_eq!(t.step(5.0, &[0.0], &[0.0], DT), Drive::Idle);
+        t.frame(&[(0, 1.0)], 5.0);
+        assert_eq!(t.status.phase, TeleopPhase::Approach);
+        assert_eq!(
+            t.step(5.0, &[0.0], &[0.0], DT),
+            Drive::Track(vec![0.3 * DT])
+        );
+        assert_eq!((t.status.approaches, t.status.silences), (2, 1));
+    }
+}

@@ -1,0 +1,202 @@
+//! `arm_ik teleop` on two simulated Feetech buses (`tests/python/
+//! feetech_bus.py`, leader and follower on two ptys, 6 STS3215 each, at
+//! 1 Mbaud): the leader is relaxed and never written a goal, the follower
+//! comes to the leader's pose, a fast yank of the leader is followed no
+//! faster than the follower's speed limit, the gripper follows, and a
+//! silent leader makes the follower hold and say so; a PWM leader is
+//! refused. Needs `python3` (SKIP without it, unless `CI` is set).
+#![cfg(feature = "app")]
+
+mod common;
+
+use common::bus_sim::Sim;
+use common::{TempDir, have_python};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Ticks per radian of an STS3215 (4096 a turn).
+const SCALE: f64 = 4096.0 / std::f64::consts::TAU;
+/// The node's default speed cap (rad/s): the elbow is held to it.
+const SPEED: f64 = 2.0;
+
+/// The project's Feetech file, arm and gripper (ids 1..6), with a faster
+/// link start-up move and a reply timeout a busy machine cannot trip.
+fn config(dir: &Path) -> String {
+    let text = common::project_config("servos_feetech.yaml")
+        .replace("startup_speed: 0.3", "startup_speed: 2.0")
+        .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300");
+    assert!(text.contains("startup_speed: 2.0") && text.contains("reply_timeout_ms: 300"));
+    let path = dir.join("servos.yaml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn start(dir: &Path, name: &str, present: &str) -> (Sim, String) {
+    let link = dir.join(name);
+    let log = dir.join(format!("{name}.jsonl"));
+    let args = ["--ids", "1,2,3,4,5,6", "--present", present];
+    let sim = Sim::start("feetech_bus.py", &log, &args);
+    sim.plug(&link);
+    (sim, link.to_str().unwrap().to_string())
+}
+
+/// The present position of every servo (ids 1..6).
+fn present(sim: &mut Sim) -> Vec<f64> {
+    let a = sim.control(json!({}));
+    (1..=6)
+        .map(|i| a["servos"][i.to_string()]["present"].as_f64().unwrap())
+        .collect()
+}
+
+/// Polls the follower until `done` or `within`; the (time, positions)
+/// samples.
+fn watch(
+    sim: &mut Sim,
+    within: f64,
+    done: impl Fn(&[f64]) -> bool,
+) -> (bool, Vec<(f64, Vec<f64>)>) {
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    while t0.elapsed().as_secs_f64() < within {
+        let p = present(sim);
+        let ok = done(&p);
+        seen.push((t0.elapsed().as_secs_f64(), p));
+        if ok {
+            return (true, seen);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (false, seen)
+}
+
+fn near(p: &[f64], want: &[f64], tol: f64) -> bool {
+    p.iter().zip(want).all(|(a, b)| (a - b).abs() <= tol)
+}
+
+#[test]
+fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
+    if !have_python() {
+        return;
+    }
+    let dir = TempDir::new("teleop-bus");
+    let cfg = config(dir.path());
+    let pose = [2300.0, 1800.0, 2600.0, 2048.0, 2048.0, 2400.0];
+    let (mut leader, leader_port) = start(dir.path(), "leader", "2300,1800,2600,2048,2048,2400");
+    let (mut follower, follower_port) = start(dir.path(), "follower", "2048");
+    let mut child = common::spawn_arm_ik(
+        &[
+            "teleop",
+            "--leader",
+            &cfg,
+            "--leader-port",
+            &leader_port,
+            "--follower",
+            &cfg,
+            "--follower-port",
+            &follower_port,
+            "--startup-speed",
+            "1.0",
+            "--duration",
+            "16",
+        ],
+        &common::project_dir(),
+    );
+    // The follower comes to the leader's pose (a tick of rounding).
+    let (ok, seen) = watch(&mut follower, 6.0, |p| near(p, &pose, 3.0));
+    assert!(ok, "never reached the leader: {:?}", seen.last());
+
+    // A yank: the elbow 700 ticks (1.07 rad) at once, the gripper too.
+    leader.control(json!({"present": [3, 3300]}));
+    leader.control(json!({"present": [6, 2700]}));
+    let yanked = [2300.0, 1800.0, 3300.0, 2048.0, 2048.0, 2700.0];
+    let (ok, seen) = watch(&mut follower, 4.0, |p| near(p, &yanked, 3.0));
+    assert!(ok, "never followed the yank: {:?}", seen.last());
+    // No faster than the speed limit over any 0.2 s, and about as fast.
+    let mut top: f64 = 0.0;
+    for (i, (t, p)) in seen.iter().enumerate() {
+        if let Some((t2, p2)) = seen[i..].iter().find(|(t2, _)| t2 - t >= 0.2) {
+            top = top.max((p2[2] - p[2]).abs() / SCALE / (t2 - t));
+        }
+    }
+    assert!(top <= SPEED * 1.1, "followed at {top} rad/s");
+    assert!(top >= SPEED * 0.6, "followed at only {top} rad/s");
+
+    // Relax and enable typed on stdin while the leader drives: the
+    // follower goes limp, then holds again and comes back to the leader
+    // slowly.
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"type":"relax"}}"#).unwrap();
+    let torque = |sim: &mut Sim, on: i64| {
+        let a = sim.control(json!({}));
+        (1..=6).all(|i| a["servos"][i.to_string()]["torque"] == on)
+    };
+    let t0 = Instant::now();
+    while !torque(&mut follower, 0) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "relax did not reach the follower"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writeln!(stdin, r#"{{"type":"enable"}}"#).unwrap();
+    let t0 = Instant::now();
+    while !torque(&mut follower, 1) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "enable did not reach the follower"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (ok, seen) = watch(&mut follower, 4.0, |p| near(p, &yanked, 3.0));
+    assert!(ok, "not back with the leader: {:?}", seen.last());
+
+    // The leader falls silent: the follower holds where it is.
+    for id in 1..=6 {
+        leader.control(json!({"silent": id}));
+    }
+    leader.control(json!({"present": [3, 2000]}));
+    std::thread::sleep(Duration::from_millis(1500));
+    let held = present(&mut follower);
+    assert!(
+        near(&held, &yanked, 3.0),
+        "moved without a leader: {held:?}"
+    );
+
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}{err}");
+    assert!(err.contains("torque off"), "{err}");
+    assert!(said.contains("2 approaches, 1 silences"), "{said}");
+    // The leader was only ever relaxed: torque off, no goal.
+    for id in 1..=6 {
+        assert!(
+            leader.goals(id).is_empty(),
+            "goal written to leader id {id}"
+        );
+        assert!(
+            leader.torques(id).iter().all(|&t| t == 0),
+            "torque on for leader id {id}"
+        );
+    }
+}
+
+#[test]
+fn a_leader_that_cannot_report_its_position_is_refused() {
+    let out = common::arm_ik(&[
+        "teleop",
+        "--leader",
+        "config/servos_pwm.yaml",
+        "--leader-port",
+        "/dev/null",
+        "--follower",
+        "config/servos_feetech.yaml",
+        "--follower-port",
+        "/dev/null",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot report their position"), "{err}");
+}
