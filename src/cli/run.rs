@@ -242,7 +242,7 @@ fn source(a: &LoopArgs, chain: &Chain, core: &NodeCore<Output>) -> anyhow::Resul
         // The one program, as the only input of the first tick.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let cmd = arm_ik::node::Command::Program { name: name.into() };
-        tx.send((1, Ok(cmd))).expect("the channel has room");
+        tx.send((1, Ok(Some(cmd)))).expect("the channel has room");
         return Ok(Source::Lines(LineSource::new(rx, true)));
     }
     if a.stdin {

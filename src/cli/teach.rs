@@ -7,8 +7,8 @@
 
 use super::robot::RobotArgs;
 use super::run::flags;
-use super::stop::Stop;
 use super::settings_args::{NodeArgs, SolverArgs};
+use super::stop::Stop;
 use arm_ik::node::{Command, NodeCore};
 use arm_ik::servo::{Output, ServoOutput};
 use std::io::{BufRead, IsTerminal, Write};
@@ -119,29 +119,31 @@ fn session(
             continue;
         }
         match names.try_recv() {
-            Ok(name) => failed += usize::from(!record(core, &name, now)),
+            Ok(name) => failed += usize::from(!record(core, &name, now)?),
             Err(TryRecvError::Empty) => {}
             Err(TryRecvError::Disconnected) => break,
         }
     }
     if show {
-        errln!();
+        errln!("");
     }
     Ok(failed)
 }
 
-/// Records `name`, saying what was stored; false when it was not.
-fn record(core: &mut NodeCore<Output>, name: &str, now: f64) -> bool {
+/// Records `name`, saying what was stored; false when it was not. A
+/// closed stdout ends the session (main then exits quietly).
+fn record(core: &mut NodeCore<Output>, name: &str, now: f64) -> std::io::Result<bool> {
     let cmd = Command::RecordPose { name: name.into() };
     match core.command(&cmd, now) {
         Ok(()) => {
             let said = core.status().teach.recorded.clone().unwrap_or_default();
-            // A closed stdout ends the session (main exits quietly).
-            outln!("{said}").is_ok() && super::out::stdout().flush().is_ok()
+            outln!("{said}")?;
+            super::out::stdout().flush()?;
+            Ok(true)
         }
         Err(e) => {
             errln!("arm_ik teach: {}", e.why);
-            false
+            Ok(false)
         }
     }
 }

@@ -8,8 +8,8 @@
 
 use super::robot::RobotArgs;
 use super::run::{Printer, flags, taught, verdict, write_text};
-use super::stop::Stop;
 use super::settings_args::{NodeArgs, SolverArgs};
+use super::stop::Stop;
 use super::values;
 use anyhow::Context as _;
 use arm_ik::node::teleop::names::{NameMap, match_names, parse_map};
@@ -99,7 +99,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut core = built.core.with_leader(teleop);
     errln!(
         "arm_ik teleop: leader on {}: torque off, move it by hand; the follower on {} first comes to its pose at {} rad/s",
-        a.leader_port, a.follower_port, a.startup_speed
+        a.leader_port,
+        a.follower_port,
+        a.startup_speed
     );
     let signals = Stop::on_signals()?;
     let stop = signals.shared();
@@ -202,7 +204,7 @@ fn spawn_leader(
                 };
                 // A loop that is behind drops this reading: the next one
                 // is newer anyway.
-                let _ = tx.try_send((n as usize, Ok(Command::Leader(msg))));
+                let _ = tx.try_send((n as usize, Ok(Some(Command::Leader(msg)))));
             }
             let due = start + Duration::from_secs_f64(period * n as f64);
             if let Some(wait) = due.checked_duration_since(Instant::now()) {

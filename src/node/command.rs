@@ -81,6 +81,10 @@ impl Command {
         "relax",
         "enable",
         "pose",
+        "leader",
+        "trajectory",
+        "record_pose",
+        "program",
     ];
 }
 

@@ -39,7 +39,7 @@ pub enum RejectReason {
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 9] = [
+    pub const ALL: [RejectReason; 10] = [
         RejectReason::NotFinite,
         RejectReason::Invalid,
         RejectReason::Stale,

@@ -285,8 +285,13 @@ pub fn start_pose_arm_node() -> (MemoryNode, f64) {
 /// the next tick's number.
 #[cfg(feature = "app")]
 pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
+    ready_arm_node_with(NodeConfig::default())
+}
+
+/// [`ready_arm_node`] with `config` (e.g. the collision check off).
+#[cfg(feature = "app")]
+pub fn ready_arm_node_with(config: NodeConfig) -> (MemoryNode, f64, u64) {
     let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
-    let config = NodeConfig::default();
     let dt = 1.0 / config.rate_hz;
     let core = NodeCore::with_virtual_servos(
         &chain,

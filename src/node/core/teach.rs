@@ -283,7 +283,11 @@ impl<S: ServoOutput> NodeCore<S> {
             // Stopped short of a collision: the rest of the trajectory is
             // dropped (the arm holds where it stopped) and the status says
             // why.
-            let why = self.status.collision.as_ref().and_then(|c| c.last_stop.clone());
+            let why = self
+                .status
+                .collision
+                .as_ref()
+                .and_then(|c| c.last_stop.clone());
             if let Some(t) = &mut self.teach.trajectory {
                 t.status.aborted = why.or_else(|| Some("stopped by the collision check".into()));
             }
