@@ -1,7 +1,8 @@
 //! The collision check in what the commands report: `replay` fails a bag
 //! with a target only reached through the table (a collision is never
 //! expected: a bug), and `replay`, `sim` and `bench` carry the smallest
-//! distance between a checked pair and that pair in their JSON.
+//! distance between a checked pair and that pair in their JSON (bench's
+//! over the answers only, not the seeds of refused targets).
 
 #![cfg(feature = "app")]
 
@@ -149,4 +150,65 @@ fn sim_and_bench_json_carry_the_smallest_distance_and_its_pair() {
     );
     assert!(c["min_clearance"].as_f64().unwrap() >= 0.01 - 1e-9, "{b}");
     assert!(c["closest"].as_str().unwrap().contains(" vs "), "{b}");
+}
+
+/// A bench whose seed sits in an obstacle: the targets it fails return the
+/// seed, which is no answer, so the summary's closest answer is never one
+/// of them (it once reported the seed's collision as the closest answer,
+/// though no answer collided).
+#[test]
+fn bench_reports_the_closest_answer_not_a_refused_seed() {
+    let chain = arm_ik::model::Chain::from_urdf_file(
+        common::project_urdf("arm.urdf"),
+        Some("base_link"),
+        Some("tool"),
+    )
+    .unwrap();
+    let tip = chain.fk(&[0.0; 5]).translation.vector;
+    let dir = temp("seed-inside");
+    let ws = dir.join("workspace.yaml");
+    std::fs::write(
+        &ws,
+        format!(
+            "obstacles:\n  - {{name: ball, shape: sphere, radius: 0.03, position: [{}, {}, {}]}}\n",
+            tip.x, tip.y, tip.z
+        ),
+    )
+    .unwrap();
+    let targets = common::project_dir().join("benches/targets/arm.json");
+    let records = dir.join("records.json");
+    // One iteration per attempt: most targets are not reached, and their
+    // answer is the seed, inside the ball.
+    let o = arm_ik(&[
+        "bench",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--collision",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--max-iterations",
+        "1",
+        "--budget-ms",
+        "0.5",
+        "--json",
+        "--output",
+        records.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(b["success_rate"].as_f64().unwrap() < 1.0, "{b}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&records).unwrap()).unwrap();
+    let inside = r["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["clearance"].as_f64().is_some_and(|c| c < 0.0))
+        .count();
+    assert!(inside > 0, "no failed target returned the seed: {b}");
+    let c = &b["collision"]["min_clearance"];
+    assert!(
+        c.is_null() || c.as_f64().unwrap() >= 0.01 - 1e-9,
+        "closest answer {c}: {b}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -21,7 +21,8 @@ pub struct CollisionFigures {
     /// Targets left out: their own pose is closer than the margin.
     pub skipped: usize,
     /// The smallest distance of any answer's closest pair (m, signed) and
-    /// that pair (`forearm vs floor`).
+    /// that pair (`forearm vs floor`); answers are the targets the solver
+    /// says it reached (infinite and empty when there were none).
     pub min_clearance: f64,
     pub closest: String,
 }
@@ -102,11 +103,17 @@ pub fn run_clear(
         }
         let n = world.nearest(&r.q);
         r.clearance = Some(n.distance);
+        // Only answers count: a refused target's returned seed is no
+        // answer, however close it is (a seed inside an obstacle made the
+        // summary report a collision no answer had).
+        if r.status != Verdict::Success {
+            continue;
+        }
         if n.distance < figures.min_clearance {
             figures.min_clearance = n.distance;
             figures.closest = world.describe(&n);
         }
-        if r.status == Verdict::Success && n.distance < margin {
+        if n.distance < margin {
             r.status = Verdict::Collision;
             r.detail = Some(format!(
                 "{} {:.1} mm apart",

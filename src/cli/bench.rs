@@ -226,13 +226,16 @@ fn print_table(ours: &Summary, other: Option<&Summary>, seed_name: &str) -> std:
         )?;
     }
     if let Some(c) = &ours.collision {
+        let closest = if c.min_clearance.is_finite() {
+            format!("{:.1} mm ({})", c.min_clearance * 1e3, c.closest)
+        } else {
+            "none (no target reached)".to_string()
+        };
         outln!(
             "collision check: margin {:.0} mm; {} targets left out (their own pose is closer); \
-             the closest answer {:.1} mm ({})",
+             the closest answer {closest}",
             c.margin * 1e3,
             c.skipped,
-            c.min_clearance * 1e3,
-            c.closest
         )?;
     }
     for s in std::iter::once(ours).chain(other) {
