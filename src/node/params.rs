@@ -168,7 +168,7 @@ declare_params! {
         mesh_path: String = String::new(), live: false;
         /// Radius of the capsule around a link without collision geometry, or whose mesh is missing (m).
         collision_capsule_radius: f64 = collision().capsule_radius, live: false;
-        /// Program files (YAML lists of steps), comma-separated: one ~/program/<name> Trigger each, named by the file's stem; empty: none.
+        /// Program files (YAML lists of steps), comma-separated: one Trigger service each, ~/program/ followed by the file's stem; empty: none.
         programs: String = String::new(), live: false;
     }
 }

@@ -15,7 +15,7 @@
 //! solved and reached; one found out of reach stops the program, naming
 //! the step). Each step moves the arm through the same commands as the
 //! topics do (so through the same motion limits and checks); the file is
-//! checked against the robot before anything moves ([`file`]). Any other
+//! checked against the robot before anything moves ([`mod@file`]). Any other
 //! command that moves the arm, and relax, stop a running program.
 
 pub mod file;
