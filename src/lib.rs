@@ -5,7 +5,7 @@
 //! published or streamed.
 //!
 //! Layers, lowest first; a module imports only from layers below it:
-//! [`model`] → [`ik`] → `collision` → `servo`, `bag`, `bench` → `node` →
+//! [`model`] → [`ik`] → `collision` → `plot`, `servo`, `bag`, `bench` → `node` →
 //! `replay` → `run`
 //! (assembles a node on the output its parameters choose, and runs it
 //! without ROS from any command source, bags read as replay reads them) →
@@ -86,6 +86,8 @@ pub mod ik;
 pub mod model;
 #[cfg(feature = "app")]
 pub mod node;
+#[cfg(feature = "app")]
+pub mod plot;
 #[cfg(feature = "app")]
 pub mod replay;
 #[cfg(feature = "ros2")]

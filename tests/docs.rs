@@ -311,3 +311,44 @@ fn only_wall_clock_figures_may_differ() {
     ));
     assert!(!same_but_timings("max 1.83 mm", "max 1.84 mm"));
 }
+
+/// The picture of docs/collisions.md is what the command in its caption
+/// (`... --svg docs/collisions.svg`) draws now; `ARM_IK_UPDATE_DOCS=1`
+/// rewrites it instead.
+#[test]
+fn the_collision_picture_is_what_its_caption_command_draws() {
+    let page = read(Path::new("docs/collisions.md"));
+    let command = prose(&page)
+        .into_iter()
+        .flat_map(|l| l.split('`').skip(1).step_by(2))
+        .find(|c| c.contains("--svg docs/collisions.svg"))
+        .expect("docs/collisions.md names the command that draws its picture");
+    assert!(command.starts_with("cargo run --release -- "), "{command}");
+    let scratch = TempDir::new("docs-collisions");
+    let drawn_path = scratch.path().join("collisions.svg");
+    let args: Vec<String> = command["cargo run --release -- ".len()..]
+        .split_whitespace()
+        .map(|w| w.replace("docs/collisions.svg", drawn_path.to_str().unwrap()))
+        .collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+        .args(&args)
+        .current_dir(project_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command}: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let drawn = std::fs::read_to_string(&drawn_path).unwrap();
+    let picture = project_dir().join("docs/collisions.svg");
+    if std::env::var_os("ARM_IK_UPDATE_DOCS").is_some() {
+        std::fs::write(&picture, &drawn).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(&picture).ok().as_deref() == Some(drawn.as_str()),
+        "docs/collisions.svg is not what its caption's command draws now: \
+         ARM_IK_UPDATE_DOCS=1 cargo test --release --test docs rewrites it"
+    );
+}

@@ -1,13 +1,13 @@
 //! Ctrl-C (SIGINT) and SIGTERM for the commands that run long or write
-//! files (`sim`, `run`, `replay`, `make-bag`, `bench`, `latency`,
-//! `drive`, `import-lerobot`): the first signal asks the command to stop
-//! at its next check, so it closes the servo link, prints a summary of
-//! what it did, says it was stopped, drops its staged outputs (the
-//! temporaries go, an existing output stays as it was) and exits with
-//! 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a
-//! shell reports a program the signal ended. A second signal ends the
-//! program at once, for a command stuck in its stop. The other commands
-//! keep the default: they write nothing and end at once.
+//! files (`sim`, `run`, `replay`, `make-bag`, `bench`, `latency`, `drive`,
+//! `import-lerobot`, `collisions --svg`): the first signal asks the command
+//! to stop at its next check, so it closes the servo link, prints a summary
+//! of what it did, says it was stopped, drops its staged outputs (the
+//! temporaries go, an existing output stays as it was) and exits with 128 +
+//! the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell
+//! reports a program the signal ended. A second signal ends the program at
+//! once, for a command stuck in its stop. The other commands keep the
+//! default: they write nothing and end at once.
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 use std::process::ExitCode;

@@ -1,7 +1,6 @@
 //! The replay as a picture: joint angles and tracking error over time, as
-//! a self-contained SVG of two stacked charts drawn with `plotters` (its
-//! SVG backend only: text is left to the viewer, so no font library is
-//! needed). The tracking error is on a log scale, so the start-up move
+//! a self-contained SVG of two stacked charts (drawn with the helpers of
+//! [`crate::plot`]). The tracking error is on a log scale, so the start-up move
 //! (tens of centimetres) and the steady state (a millimetre) both show.
 //!
 //! Memory is bounded whatever the bag length: [`PlotRecorder`] keeps at
@@ -9,17 +8,17 @@
 //! sampling rate.
 
 use crate::node::JointState;
-use plotters::coord::{CoordTranslate, Shift};
+pub use crate::plot::PlotError;
+use crate::plot::{label, legend};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::Range;
 
-/// Drawing the SVG failed (plotters' own error, as text).
-#[derive(Debug, thiserror::Error)]
-#[error("drawing the replay plot: {0}")]
-pub struct PlotError(String);
+/// What a failure to draw names.
+const WHAT: &str = "the replay plot";
 
 fn plot_error(e: impl std::fmt::Display) -> PlotError {
-    PlotError(e.to_string())
+    PlotError::of(WHAT)(e)
 }
 
 const WIDTH: u32 = 960;
@@ -144,7 +143,7 @@ impl PlotRecorder {
                     PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(3))
                 });
         }
-        legend(&mut chart)
+        legend(&mut chart, WHAT)
     }
 
     fn error_chart(
@@ -191,30 +190,10 @@ impl PlotRecorder {
                 .map_err(plot_error)?
                 .label(format!("caught up at {t:.2} s"))
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
-            legend(&mut chart)?;
+            legend(&mut chart, WHAT)?;
         }
         Ok(())
     }
-}
-
-/// The names of a chart's lines, in its upper right corner.
-fn legend<'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
-) -> Result<(), PlotError> {
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()
-        .map_err(plot_error)
-}
-
-/// A tick label: the tick's value as short as it is exact (`0.2`, `20`,
-/// never `-0.0` or `0.30000000000000004`).
-fn label(v: &f64) -> String {
-    let r = (v * 1e6).round() / 1e6;
-    format!("{}", if r == 0.0 { 0.0 } else { r })
 }
 
 /// The smallest and largest finite values, or 0 and 1 when there are
