@@ -1,8 +1,10 @@
 """Collisions and the workspace (docs/collisions.md) as a ROS user meets
 them: `~/collision_markers` for RViz, a target under the floor or inside a
-box of `workspace_file` refused with the reason `collision` naming the
-pair while nothing moves, `collision_margin` set as `ros2 param set` does,
+box of `workspace_file` (also one added while the node runs) refused with
+the reason `collision` naming the pair while nothing moves, `collision_margin` set as `ros2 param set` does,
 and the clearance and closest pair in /diagnostics."""
+import os
+
 import pytest
 import yaml
 from visualization_msgs.msg import Marker, MarkerArray
@@ -16,8 +18,11 @@ AMBER = (1.0, 0.7, 0.0)
 
 
 def workspace(tmp_path, obstacles=(BOX,)):
-    path = tmp_path / "workspace.yaml"
-    path.write_text(yaml.safe_dump({"floor_z": 0.0, "obstacles": list(obstacles)}))
+    """Writes the workspace file (as an editor saves it: a new file moved
+    into place, so the node never reads half of it); returns its path."""
+    path, new = tmp_path / "workspace.yaml", tmp_path / "workspace.yaml.new"
+    new.write_text(yaml.safe_dump({"floor_z": 0.0, "obstacles": list(obstacles)}))
+    os.replace(new, path)
     return str(path)
 
 
@@ -83,6 +88,17 @@ def test_a_target_inside_a_box_of_the_workspace_file_is_refused_and_one_beside_i
     goal = (0.0, -0.22, 0.2)
     arm.publish("/target_point", point_stamped(goal))
     arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip at a target above the box")
+
+
+def test_a_box_added_to_the_workspace_file_while_the_node_runs_is_shown_and_respected(start_arm, tmp_path):
+    path = workspace(tmp_path, obstacles=())
+    arm = start_arm({"workspace_file": path})
+    rec = markers(arm)
+    rec.wait(lambda m: len(m.markers) == 2, "the floor alone")
+    assert workspace(tmp_path) == path
+    rec.wait(lambda m: len([k for k in m.markers if k.ns == "arm_ik/obstacles"]) == 2, "the box shown",
+             start=len(rec))
+    refused_for_collision(arm, (0.0, -0.22, 0.05), " vs box")
 
 
 def test_collision_margin_set_as_ros2_param_set_does_keeps_the_arm_farther_from_the_floor(arm):

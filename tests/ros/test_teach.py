@@ -7,6 +7,7 @@ runs the program to its last step."""
 import os
 import shutil
 
+import pytest
 import yaml
 from builtin_interfaces.msg import Duration
 from std_msgs.msg import String
@@ -56,13 +57,17 @@ def test_a_joint_trajectory_reaches_its_points_at_their_times(arm):
     assert near(arm.state(), {"base_yaw": 0.0, "wrist_pitch": 0.0, "wrist_roll": 0.0}), arm.state()
 
 
-def test_a_trajectory_naming_an_unknown_joint_is_refused_and_nothing_moves(arm):
+@pytest.mark.parametrize("names, positions, reason, why", [
+    (["elbow", "nope"], [0.5, 0.2], "unknown_joint", "'nope'"),
+    (["shoulder", "elbow"], [0.2, 3.0], "invalid", "joint 'elbow' at 3 is outside its limits"),
+], ids=["unknown_joint", "outside_limits"])
+def test_a_bad_trajectory_is_refused_with_the_reason_and_nothing_moves(arm, names, positions, reason, why):
+    count = "commands.refused." + reason
     before = arm.wait_diag(lambda v: True, "a diagnostics report")
     n = len(arm.joints)
-    arm.publish("/ik_node/joint_trajectory", trajectory(["elbow", "nope"], [(1.0, [0.5, 0.2])]))
-    v = arm.wait_diag(lambda v: int(v["commands.refused.unknown_joint"])
-                      == int(before["commands.refused.unknown_joint"]) + 1, "the trajectory refused")
-    assert v["last_rejection"].startswith("unknown_joint: ") and "'nope'" in v["last_rejection"], v
+    arm.publish("/ik_node/joint_trajectory", trajectory(names, [(1.0, positions)]))
+    v = arm.wait_diag(lambda v: int(v[count]) == int(before[count]) + 1, "the trajectory refused")
+    assert v["last_rejection"].startswith(reason + ": ") and why in v["last_rejection"], v
     arm.joints.wait(lambda m: True, "more joint states", start=len(arm.joints) + 5)
     assert all(p == 0.0 for m in arm.joints.since(n) for p in m.position), "a joint moved"
 
