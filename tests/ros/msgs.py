@@ -2,6 +2,7 @@
 import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PointStamped, PoseStamped, Twist, TwistStamped
+from sensor_msgs.msg import JointState
 
 import fk
 
@@ -47,6 +48,18 @@ def twist_stamped(linear=(0, 0, 0), angular=(0, 0, 0), frame="base_link", stamp=
     m.header.frame_id, m.header.stamp = frame, stamp
     m.twist = twist(linear, angular)
     return m
+
+
+def joint_command(names, positions):
+    """A JointState of positions by joint name, as ~/joint_command takes it."""
+    m = JointState()
+    m.name, m.position = list(names), [float(p) for p in positions]
+    return m
+
+
+def near(q, want, tol=1e-6):
+    """True when every joint of `want` ({name: position}) is within `tol` of `q`'s."""
+    return all(abs(q[k] - v) < tol for k, v in want.items())
 
 
 def position_error(t, goal):

@@ -2,23 +2,12 @@
 topic and services, joint commands, relax / enable, home and the named
 poses, each checked in /joint_states."""
 import yaml
-from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64
 
 from harness import POSES
-from msgs import point_stamped, position_error
+from msgs import joint_command, near, point_stamped, position_error
 
 CHAIN = ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
-
-
-def near(q, want, tol=1e-6):
-    return all(abs(q[k] - v) < tol for k, v in want.items())
-
-
-def joint_command(names, positions):
-    m = JointState()
-    m.name, m.position = list(names), [float(p) for p in positions]
-    return m
 
 
 def test_the_gripper_topic_moves_the_gripper_and_its_mirror_jaw_within_its_limits(arm):

@@ -5,8 +5,8 @@ live change takes effect on the arm, and a bad value or a parameter fixed
 at start is refused with the reason while the old value stays."""
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import DescribeParameters, ListParameters
-from sensor_msgs.msg import JointState
 
+from msgs import joint_command
 from readme import table
 
 TYPES = {"string": ParameterType.PARAMETER_STRING, "double": ParameterType.PARAMETER_DOUBLE,
@@ -44,9 +44,7 @@ def top_speed(arm, joint, target):
     """Moves `joint` to `target` with a joint command; returns the largest
     speed joint_states reported on the way."""
     n = len(arm.joints)
-    m = JointState()
-    m.name, m.position = [joint], [target]
-    arm.publish("/ik_node/joint_command", m)
+    arm.publish("/ik_node/joint_command", joint_command([joint], [target]))
     arm.wait_joints(lambda q: abs(q[joint] - target) < 1e-6, "%s at %s" % (joint, target))
     i = arm.joints.messages[n].name.index(joint)
     return max(abs(m.velocity[i]) for m in arm.joints.since(n))

@@ -1,0 +1,119 @@
+"""Teaching the arm (docs/teach.md) over ROS: `~/joint_trajectory` moves
+the joints through its points at their times (seen in /joint_states), an
+unknown joint is refused with the reason in /diagnostics; `~/record_pose`
+writes where the arm is into `poses_file`, served as `~/go_to/<name>`
+after a restart; the `programs` parameter gives `~/program/<name>`, which
+runs the program to its last step."""
+import os
+import shutil
+
+import pytest
+import yaml
+from builtin_interfaces.msg import Duration
+from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from harness import POSES, ROOT, wait_until
+from msgs import joint_command, near, position_error
+
+PICK_PLACE = os.path.join(ROOT, "config", "programs", "pick_place.yaml")
+
+
+def trajectory(names, points, stamp=None):
+    """A JointTrajectory of (time_from_start s, positions) points."""
+    m = JointTrajectory()
+    if stamp is not None:
+        m.header.stamp = stamp
+    m.joint_names = list(names)
+    for t, positions in points:
+        p = JointTrajectoryPoint()
+        p.positions = [float(q) for q in positions]
+        p.time_from_start = Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)))
+        m.points.append(p)
+    return m
+
+
+def seconds(t):
+    return t.sec + t.nanosec * 1e-9
+
+
+def test_a_joint_trajectory_reaches_its_points_at_their_times(arm):
+    names = ["shoulder", "elbow"]
+    points = [(1.0, [0.3, 0.6]), (2.0, [0.5, 1.0])]
+    start = arm.peer.now()
+    arm.publish("/ik_node/joint_trajectory", trajectory(names, points, start))
+    end = arm.wait_joints(lambda q: near(q, dict(zip(names, points[-1][1])), 1e-4), "the last point")
+    arm.wait_still()
+    states = [m for m in arm.joints.since(0) if seconds(m.header.stamp) >= seconds(start)]
+    for t, positions in points:
+        # The joint state nearest the point's time has the joints there
+        # (within what a 50 Hz tick moves them, < 0.02 rad).
+        m = min(states, key=lambda m: abs(seconds(m.header.stamp) - seconds(start) - t))
+        assert abs(seconds(m.header.stamp) - seconds(start) - t) < 0.05, m.header.stamp
+        q = dict(zip(m.name, m.position))
+        assert near(q, dict(zip(names, positions)), 0.02), (t, q)
+    assert seconds(end.header.stamp) - seconds(start) > points[-1][0] - 0.05
+    # The joints it does not name stayed.
+    assert near(arm.state(), {"base_yaw": 0.0, "wrist_pitch": 0.0, "wrist_roll": 0.0}), arm.state()
+
+
+@pytest.mark.parametrize("names, positions, reason, why", [
+    (["elbow", "nope"], [0.5, 0.2], "unknown_joint", "'nope'"),
+    (["shoulder", "elbow"], [0.2, 3.0], "invalid", "joint 'elbow' at 3 is outside its limits"),
+], ids=["unknown_joint", "outside_limits"])
+def test_a_bad_trajectory_is_refused_with_the_reason_and_nothing_moves(arm, names, positions, reason, why):
+    count = "commands.refused." + reason
+    before = arm.wait_diag(lambda v: True, "a diagnostics report")
+    n = len(arm.joints)
+    arm.publish("/ik_node/joint_trajectory", trajectory(names, [(1.0, positions)]))
+    v = arm.wait_diag(lambda v: int(v[count]) == int(before[count]) + 1, "the trajectory refused")
+    assert v["last_rejection"].startswith(reason + ": ") and why in v["last_rejection"], v
+    arm.joints.wait(lambda m: True, "more joint states", start=len(arm.joints) + 5)
+    assert all(p == 0.0 for m in arm.joints.since(n) for p in m.position), "a joint moved"
+
+
+def test_record_pose_writes_the_pose_and_a_restart_serves_it(start_arm, tmp_path):
+    poses = str(tmp_path / "poses.yaml")
+    shutil.copy(POSES, poses)
+    arm = start_arm({"poses_file": poses})
+    want = {"base_yaw": 0.5, "shoulder": 0.4, "elbow": 0.9, "wrist_pitch": -0.3, "wrist_roll": 0.2}
+    arm.publish("/ik_node/joint_command", joint_command(want, want.values()))
+    arm.wait_joints(lambda q: near(q, want), "the arm at the pose to record")
+    arm.wait_still()
+    arm.publish("/ik_node/record_pose", String(data="perch"))
+
+    def recorded():
+        with open(poses) as f:
+            return (yaml.safe_load(f) or {}).get("perch")
+    stored = wait_until(recorded, "pose 'perch' in the poses file")
+    v = arm.wait_diag(lambda v: v.get("teach.recorded", "none") != "none", "the recording in /diagnostics")
+    assert v["teach.recorded"] == "recorded pose 'perch' in %s" % poses, v
+    assert near(stored, want), stored
+    with open(poses) as f:
+        text = f.read()
+    assert "# Named joint-space poses" in text, text  # the comments kept
+    assert {"home", "rest", "zero"} <= set(yaml.safe_load(text)), text
+    assert "/ik_node/go_to/perch" not in arm.peer.service_names()
+    arm.node.stop()
+
+    again = start_arm({"poses_file": poses})
+    ok, message = again.trigger("/ik_node/go_to/perch")
+    assert ok and message == "moving to pose 'perch'", message
+    again.wait_joints(lambda q: near(q, want), "the arm at the recorded pose after a restart")
+
+
+def test_the_program_service_runs_pick_and_place_to_its_last_step(start_arm):
+    arm = start_arm({"programs": PICK_PLACE})
+    with open(POSES) as f:
+        home = yaml.safe_load(f)["home"]
+    n = len(arm.joints)
+    ok, message = arm.trigger("/ik_node/program/pick_place")
+    assert ok and message == "running program 'pick_place'", message
+    # Down to the part, the swing over the drop-off, then home with the
+    # gripper left open by the step before.
+    arm.wait_tip(lambda t: position_error(t, (0.18, 0.0, 0.08)) < 1e-3, "the tip down at the part", start=n)
+    swing = arm.wait_joints(lambda q: near(q, {"base_yaw": 0.8}, 1e-4), "the swing over the drop-off", start=n)
+    after = arm.joints.messages.index(swing)
+    arm.wait_joints(lambda q: near(q, dict(home, gripper=1.2)), "the arm home, gripper open", start=after)
+    v = arm.wait_diag(lambda v: v["teach.program.state"] == "done", "the program done in /diagnostics")
+    assert v["teach.program.step"] == v["teach.program.steps"] == "9", v
