@@ -74,21 +74,7 @@ pub fn run_clear(
         let mut clear = Clear::new(world);
         let start = Instant::now();
         let result = solver.solve_admissible(&target, seed, &mut clear, c.budget);
-        let elapsed = start.elapsed();
-        match result {
-            Ok(sol) => Answer {
-                detail: (!sol.status.is_converged()).then(|| sol.status.to_string()),
-                q: Some(sol.q),
-                elapsed,
-                iterations: sol.iterations,
-            },
-            Err(e) => Answer {
-                q: None,
-                elapsed,
-                detail: Some(e.to_string()),
-                iterations: 0,
-            },
-        }
+        Answer::from_result(result, start.elapsed())
     });
     let margin = world.margin();
     let mut figures = CollisionFigures {

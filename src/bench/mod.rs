@@ -26,7 +26,7 @@ pub use summary::{
 };
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
-use crate::ik::{Solver, Target, joint_distance, orientation_distance};
+use crate::ik::{IkError, Solution, Solver, Target, joint_distance, orientation_distance};
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,6 +191,27 @@ pub struct Answer {
     pub iterations: u32,
 }
 
+impl Answer {
+    /// A solver's result as the bench records it: a status other than
+    /// converged, or the error, is the detail.
+    pub fn from_result(result: Result<Solution, IkError>, elapsed: Duration) -> Answer {
+        match result {
+            Ok(sol) => Answer {
+                detail: (!sol.status.is_converged()).then(|| sol.status.to_string()),
+                q: Some(sol.q),
+                elapsed,
+                iterations: sol.iterations,
+            },
+            Err(e) => Answer {
+                q: None,
+                elapsed,
+                detail: Some(e.to_string()),
+                iterations: 0,
+            },
+        }
+    }
+}
+
 /// Runs `set` with its protocol (paths when the file has them, else every
 /// sample from `seed`) through `solve`, which answers a sample from a seed,
 /// and judges every answer. Setting `stop` (a signal) ends the run after
@@ -253,21 +274,7 @@ pub fn run_until(
         let target = sample_target(sample, c.position_only);
         let start = Instant::now();
         let result = solver.solve(&target, seed);
-        let elapsed = start.elapsed();
-        match result {
-            Ok(sol) => Answer {
-                detail: (!sol.status.is_converged()).then(|| sol.status.to_string()),
-                q: Some(sol.q),
-                elapsed,
-                iterations: sol.iterations,
-            },
-            Err(e) => Answer {
-                q: None,
-                elapsed,
-                detail: Some(e.to_string()),
-                iterations: 0,
-            },
-        }
+        Answer::from_result(result, start.elapsed())
     })
 }
 
