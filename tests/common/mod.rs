@@ -257,14 +257,11 @@ pub fn arm_with_gripper() -> Chain {
     chain
 }
 
-/// The project arm's node as it starts on virtual servos, one tick in:
-/// every joint at zero, the arm straight up (the stretched elbow is
-/// singular: the tip cannot move along the arm to first order). Returns
-/// the node and its period.
+/// The project arm's node on virtual servos with the Jacobian solver and
+/// `config`, not yet ticked; and its period.
 #[cfg(feature = "app")]
-pub fn start_pose_arm_node() -> (MemoryNode, f64) {
+fn arm_node(config: NodeConfig) -> (MemoryNode, f64) {
     let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
-    let config = NodeConfig::default();
     let dt = 1.0 / config.rate_hz;
     let core = NodeCore::with_virtual_servos(
         &chain,
@@ -273,7 +270,16 @@ pub fn start_pose_arm_node() -> (MemoryNode, f64) {
         config,
     )
     .unwrap();
-    let mut node = MemoryNode::new(core);
+    (MemoryNode::new(core), dt)
+}
+
+/// The project arm's node as it starts on virtual servos, one tick in:
+/// every joint at zero, the arm straight up (the stretched elbow is
+/// singular: the tip cannot move along the arm to first order). Returns
+/// the node and its period.
+#[cfg(feature = "app")]
+pub fn start_pose_arm_node() -> (MemoryNode, f64) {
+    let (mut node, dt) = arm_node(NodeConfig::default());
     node.tick(0.0);
     assert!(node.core().motion().position().iter().all(|&q| q == 0.0));
     (node, dt)
@@ -291,16 +297,7 @@ pub fn ready_arm_node() -> (MemoryNode, f64, u64) {
 /// [`ready_arm_node`] with `config` (e.g. the collision check off).
 #[cfg(feature = "app")]
 pub fn ready_arm_node_with(config: NodeConfig) -> (MemoryNode, f64, u64) {
-    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
-    let dt = 1.0 / config.rate_hz;
-    let core = NodeCore::with_virtual_servos(
-        &chain,
-        SolverConfig::default_for(SolverKind::Jacobian),
-        Common::default(),
-        config,
-    )
-    .unwrap();
-    let mut node = MemoryNode::new(core);
+    let (mut node, dt) = arm_node(config);
     node.push_target(TargetMsg::position([0.15, 0.0, 0.15]));
     let ticks = 300;
     for k in 0..ticks {
