@@ -167,18 +167,18 @@ impl Guard {
         }
     }
 
-    /// Slows a steered motion (the jog, a drag) that approaches something
-    /// within [`SLOW_ZONE`] of the margin: the arm's first `axes` of
-    /// `goal` are pulled back toward where the arm is, in proportion to
-    /// how far inside the zone it is, so it arrives at the margin slowly
-    /// instead of braking there from full speed. A motion that does not
-    /// bring the closest pair closer is left alone: backing out is free.
-    /// True when it slowed the motion.
-    pub fn slow(&mut self, motion: &MotionLimiter, goal: &mut [f64], axes: usize) -> bool {
-        let margin = self.world.margin();
-        let inside = self.now.distance - margin;
+    /// How fast a steered motion that tracks `goal` from `motion` may
+    /// go near something: `Some(share)` of full speed (in `SLOWEST..=1`,
+    /// in proportion to how far inside [`SLOW_ZONE`] of the margin the
+    /// arm is) when the motion brings the closest pair closer, `None`
+    /// when it is outside the zone or does not come closer (backing out
+    /// is free). The jog applies it to its own Cartesian speed, so the
+    /// tip keeps to its line; a drag has no speed of its own and is
+    /// slowed in joint space ([`Guard::slow`]).
+    pub fn approach_share(&mut self, motion: &MotionLimiter, goal: &[f64]) -> Option<f64> {
+        let inside = self.now.distance - self.world.margin();
         if inside >= SLOW_ZONE || !inside.is_finite() {
-            return false;
+            return None;
         }
         let mut trial = self.trial.take().unwrap_or_else(|| motion.clone());
         trial.clone_from(motion);
@@ -188,10 +188,18 @@ impl Guard {
             .world
             .nearest_within(trial.position(), self.now.distance);
         self.trial = Some(trial);
-        if next.distance >= self.now.distance {
+        (next.distance < self.now.distance).then(|| (inside / SLOW_ZONE).clamp(SLOWEST, 1.0))
+    }
+
+    /// Slows a steered motion without a speed of its own (a drag) that
+    /// approaches something (see [`Guard::approach_share`]): the arm's
+    /// first `axes` of `goal` are pulled back toward where the arm is by
+    /// that share, so it arrives at the margin slowly instead of braking
+    /// there from full speed. True when it slowed the motion.
+    pub fn slow(&mut self, motion: &MotionLimiter, goal: &mut [f64], axes: usize) -> bool {
+        let Some(share) = self.approach_share(motion, goal) else {
             return false;
-        }
-        let share = (inside / SLOW_ZONE).clamp(SLOWEST, 1.0);
+        };
         let at = motion.position();
         for (g, q) in goal.iter_mut().zip(at).take(axes) {
             *g = q + share * (*g - q);

@@ -152,6 +152,9 @@ pub struct Jog {
     pushed: Vector3<f64>,
     /// The same for the angular velocity.
     pushed_turn: Vector3<f64>,
+    /// The share of the set speeds the collision check allows near an
+    /// obstacle (`None`: all of it).
+    share: Option<f64>,
 }
 
 impl Jog {
@@ -180,6 +183,14 @@ impl Jog {
         self.pace = pace;
     }
 
+    /// Scales the twist's speeds by `share` from the next tick (`None`
+    /// lifts it). The velocity drops at once rather than
+    /// within the jog's deceleration: slowing is what the collision check
+    /// asks for, and the joints' own limits still bound the change.
+    pub fn slow_to(&mut self, share: Option<f64>) {
+        self.share = share.filter(|s| s.is_finite()).map(|s| s.clamp(0.0, 1.0));
+    }
+
     /// True while the jog turns the tip or a live twist asks it to.
     pub fn turning(&self) -> bool {
         self.angular != Vector3::zeros() || self.ask.is_some_and(|a| a.angular != Vector3::zeros())
@@ -203,6 +214,7 @@ impl Jog {
         dt: f64,
     ) -> Option<Target> {
         let live = self.ask.filter(|a| now - a.at <= settings.timeout);
+        let share = self.share.unwrap_or(1.0);
         let (want_linear, want_angular) = match live {
             Some(a) => {
                 let to_base = match a.frame {
@@ -210,12 +222,16 @@ impl Jog {
                     TwistFrame::Tip => tip.rotation,
                 };
                 (
-                    capped(to_base * a.linear, settings.linear_speed),
-                    capped(to_base * a.angular, settings.angular_speed),
+                    capped(to_base * a.linear, settings.linear_speed) * share,
+                    capped(to_base * a.angular, settings.angular_speed) * share,
                 )
             }
             None => (Vector3::zeros(), Vector3::zeros()),
         };
+        if self.share.is_some() {
+            self.linear = capped(self.linear, want_linear.norm());
+            self.angular = capped(self.angular, want_angular.norm());
+        }
         self.pushed = want_linear;
         self.pushed_turn = want_angular;
         let want_linear = unblocked(want_linear, self.blocked);

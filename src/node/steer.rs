@@ -198,14 +198,22 @@ impl Steering {
         status.hold = Some(Hold::Collision);
     }
 
-    /// The collision check slowed the arm near an obstacle: its joints go
+    /// The collision check slowed a drag near an obstacle: its joints go
     /// to `q` this tick. The steering's goal is put there so it does not
-    /// run ahead of the arm, and the jog's target stays within its lead.
-    pub fn slowed(&mut self, chain: &Chain, q: &[f64]) {
+    /// run ahead of the arm.
+    pub fn slowed(&mut self, q: &[f64]) {
         self.goal.copy_from_slice(&q[..self.dof]);
-        if self.mode == SteerMode::Jog {
-            self.jog.hold_lead(&chain.fk(&self.goal));
-        }
+    }
+
+    /// True while a twist steers the arm.
+    pub fn jogging(&self) -> bool {
+        self.mode == SteerMode::Jog
+    }
+
+    /// The collision check's share of full speed for the jog near an
+    /// obstacle (`None`: full speed), taken from the next tick on.
+    pub fn slow_jog(&mut self, share: Option<f64>) {
+        self.jog.slow_to(share);
     }
 
     /// Something else moves the arm now: stop jogging and dragging.

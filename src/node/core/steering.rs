@@ -76,7 +76,17 @@ impl<S: ServoOutput> NodeCore<S> {
         self.status.holding = false;
         let mut goal = self.goal.clone();
         let dof = self.layout.dof();
-        let slowed = (self.guard.as_mut()).is_some_and(|g| g.slow(&self.motion, &mut goal, dof));
+        let slowed = match self.guard.as_mut() {
+            None => false,
+            // The jog slows its own Cartesian speed from the next tick, so
+            // the tip stays on the line it is pushed along.
+            Some(g) if self.steering.jogging() => {
+                let share = g.approach_share(&self.motion, &goal);
+                self.steering.slow_jog(share);
+                false
+            }
+            Some(g) => g.slow(&self.motion, &mut goal, dof),
+        };
         let stopped = self.guarded(|m| m.track(&goal));
         let chain = self.solver.chain();
         if stopped {
@@ -87,7 +97,7 @@ impl<S: ServoOutput> NodeCore<S> {
         } else if slowed {
             // Slowed near something: the steering goes on from where the
             // arm goes, not from where it asked for.
-            self.steering.slowed(chain, &goal);
+            self.steering.slowed(&goal);
         }
         if let Some(t) = self.steering.target() {
             self.active = Some(t.clone());
