@@ -100,14 +100,7 @@ fn configurations(chain: &Chain, world: &mut World, near: f64, far: f64) -> Vec<
     let mut rng = Rng::new(21);
     let mut out = Vec::new();
     while out.len() < ROTATION {
-        let q: Vec<f64> = chain
-            .joints
-            .iter()
-            .map(|j| {
-                let (lo, hi) = j.sample_range();
-                rng.range(lo, hi)
-            })
-            .collect();
+        let q = rng.configuration(chain);
         let d = world.nearest(&q).distance;
         if d >= near && d < far {
             out.push(q);

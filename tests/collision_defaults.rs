@@ -89,14 +89,7 @@ fn a_urdf_without_collision_geometry_gets_capsules_says_so_and_reaches_clear_tar
     let mut rng = Rng::new(21);
     let (mut tried, mut k) = (0, 1);
     while tried < 40 {
-        let q: Vec<f64> = chain
-            .joints
-            .iter()
-            .map(|j| {
-                let (lo, hi) = j.sample_range();
-                rng.range(lo, hi)
-            })
-            .collect();
+        let q = rng.configuration(&chain);
         if world.clear_of(&q, options.margin, None).is_err() {
             continue;
         }

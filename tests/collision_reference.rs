@@ -185,14 +185,7 @@ fn compare(name: &str, chain: &Chain, options: &CollisionOptions, python: &Path)
     let mut ours = Vec::with_capacity(CONFIGURATIONS);
     let mut poses = Vec::new();
     for _ in 0..CONFIGURATIONS {
-        let q: Vec<f64> = chain
-            .joints
-            .iter()
-            .map(|j| {
-                let (lo, hi) = j.sample_range();
-                rng.range(lo, hi)
-            })
-            .collect();
+        let q = rng.configuration(chain);
         let n = world.nearest(&q);
         ours.push((n.distance, world.describe(&n)));
         for p in world.body().poses() {

@@ -270,10 +270,7 @@ impl Solver {
         let mut rng = Rng::new(ADMISSIBLE_SEED);
         let mut start = seed.to_vec();
         while started.elapsed() < budget {
-            for (v, j) in start.iter_mut().zip(&self.chain().joints) {
-                let (lo, hi) = j.sample_range();
-                *v = rng.range(lo, hi);
-            }
+            rng.fill_configuration(self.chain(), &mut start);
             let s = self.solve(target, &start)?;
             if s.status.is_converged() && check.admits(&s.q, true) {
                 return Ok(s);

@@ -4,6 +4,8 @@
 //! seed so that benchmark runs can be compared; SplitMix64 is enough and
 //! keeps the solver free of a dependency.
 
+use crate::model::Chain;
+
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
 
@@ -28,5 +30,23 @@ impl Rng {
     /// Uniform in `[lo, hi]`.
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.unit()
+    }
+
+    /// A configuration of `chain` drawn uniformly within each joint's
+    /// [`sample_range`](crate::model::Joint::sample_range), written into `q`
+    /// (one value per joint): random restarts, sampled collision matrices
+    /// and the benches all draw them this way.
+    pub fn fill_configuration(&mut self, chain: &Chain, q: &mut [f64]) {
+        for (x, j) in q.iter_mut().zip(&chain.joints) {
+            let (lo, hi) = j.sample_range();
+            *x = self.range(lo, hi);
+        }
+    }
+
+    /// [`Rng::fill_configuration`] into a new vector.
+    pub fn configuration(&mut self, chain: &Chain) -> Vec<f64> {
+        let mut q = vec![0.0; chain.dof()];
+        self.fill_configuration(chain, &mut q);
+        q
     }
 }

@@ -129,10 +129,7 @@ fn sample_tips(chain: &Chain) -> Vec<Vector3<f64>> {
     let mut q = vec![0.0; chain.dof()];
     (0..SAMPLES)
         .map(|_| {
-            for (x, j) in q.iter_mut().zip(&chain.joints) {
-                let (lo, hi) = j.sample_range();
-                *x = rng.range(lo, hi);
-            }
+            rng.fill_configuration(chain, &mut q);
             chain.fk(&q).translation.vector
         })
         .collect()
