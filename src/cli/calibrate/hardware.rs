@@ -51,12 +51,13 @@ pub fn scan(protocol: &Protocol, port: &str, baud: u32) -> anyhow::Result<Found>
 }
 
 /// The provisional file the wizard drives the servos with: each joint's
-/// output and fields, its full device range, zero in the middle, moving
+/// output and fields (over the file's `fields`), its full device range, zero in the middle, moving
 /// at the start-up speed.
 pub fn provisional(
     chain: &Chain,
     kind: &str,
     link: &LinkFile,
+    fields: &Fields,
     entries: &[JointEntry],
 ) -> anyhow::Result<Calibration> {
     let startup = link.startup_speed.unwrap_or(0.3);
@@ -74,7 +75,7 @@ pub fn provisional(
         kind: kind.to_string(),
         link: link.clone(),
         joints,
-        fields: Fields::default(),
+        fields: fields.clone(),
     };
     Calibration::check(&file, chain).context("the servos found do not fit the robot")
 }

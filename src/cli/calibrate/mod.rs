@@ -119,7 +119,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if provisional_link.startup_speed.is_none() {
         provisional_link.startup_speed = Some(0.3);
     }
-    let cal = hardware::provisional(&chain, protocol.name, &provisional_link, &entries)?;
+    let file_fields = old
+        .as_ref()
+        .map(|o| o.file.fields.clone())
+        .unwrap_or_default();
+    let cal = hardware::provisional(
+        &chain,
+        protocol.name,
+        &provisional_link,
+        &file_fields,
+        &entries,
+    )?;
     let joints = joints(&chain, &cal, &entries, old.as_ref());
     let held = entries
         .iter()

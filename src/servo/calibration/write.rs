@@ -86,15 +86,14 @@ fn with_baud(line: &str, baud: u32) -> String {
     }
     let value = rest.trim_start();
     let digits = value.len() - value.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let after = &value[digits..];
-    let was = format!("{}", &value[..digits]);
-    // Keep the column of the comment when the number's width is the same.
-    let new = format!("{baud}");
-    let pad = if new.len() < was.len() {
-        " ".repeat(was.len() - new.len())
-    } else {
-        String::new()
-    };
+    let mut after = &value[digits..];
+    let was = &value[..digits];
+    // Keep the column of the comment where the spaces before it allow.
+    let new = baud.to_string();
+    let pad = " ".repeat(was.len().saturating_sub(new.len()));
+    let spaces = after.len() - after.trim_start_matches(' ').len();
+    let longer = new.len().saturating_sub(was.len());
+    after = &after[longer.min(spaces.saturating_sub(1))..];
     format!("{indent}baud: {new}{pad}{after}")
 }
 
