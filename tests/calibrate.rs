@@ -349,7 +349,7 @@ fn plain_prompts_on_a_dynamixel_bus_keep_the_old_files_link_and_comments() {
     let names = joint_names();
     let out = dir.path().join("servos.yaml");
     let old = format!(
-        "# my arm\nkind: dynamixel\nmodel: xl330-m288\nlink:\n  baud: 57600   # factory\n  rate_hz: 40.0  # kept\njoints:\n{}",
+        "# my arm\nkind: dynamixel\nmodel: xl330-m288\nlink:\n  baud: 57600   # factory\n  rate_hz: 40.0  # kept\n  startup_speed: 1.0\njoints:\n{}",
         names
             .iter()
             .enumerate()
@@ -413,16 +413,36 @@ fn plain_prompts_on_a_dynamixel_bus_keep_the_old_files_link_and_comments() {
     );
     writeln!(stdin, "y").unwrap();
     until("Check: move each joint");
-    writeln!(stdin, "n").unwrap();
+    writeln!(stdin, "y").unwrap();
     let status = child.wait().unwrap();
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(status.success(), "{err}");
     assert_written(&out, &names, &poses, &[1, 2, 3, 4, 5, 6]);
     let text = std::fs::read_to_string(&out).unwrap();
-    assert!(text.starts_with("# my arm\nkind: dynamixel\nmodel: xl330-m288\nlink:\n  baud: 1000000 # factory\n  rate_hz: 40.0  # kept\n"), "{text}");
+    assert!(text.starts_with("# my arm\nkind: dynamixel\nmodel: xl330-m288\nlink:\n  baud: 1000000 # factory\n  rate_hz: 40.0  # kept\n  startup_speed: 1.0\n"), "{text}");
     assert!(text.contains("  # joint 3\n  - { joint: "), "{text}");
     assert!(text.contains("speed_limit: 2.5"), "{text}");
+    // The check move: each servo went to +0.2 rad (130 ticks its own way)
+    // before -0.2 rad, with the new numbers.
+    let step = (0.2 * SCALE).round() as i32;
+    for (k, p) in poses.iter().enumerate() {
+        let dir = (p.positive - p.zero).signum();
+        let goals = sim.goals(k as u64 + 1);
+        // From the zero pose on (the move there passes other values).
+        let at_zero = goals
+            .iter()
+            .position(|&x| x == p.zero)
+            .unwrap_or_else(|| panic!("servo {} never at zero: {goals:?}", k + 1));
+        let goals = &goals[at_zero..];
+        let first = |g: i32| goals.iter().position(|&x| x == g);
+        let (plus, minus) = (first(p.zero + dir * step), first(p.zero - dir * step));
+        assert!(
+            plus.is_some() && minus.is_some() && plus < minus,
+            "servo {}: {goals:?}",
+            k + 1
+        );
+    }
 }
 
 /// `arm_ik calibrate | head` with the reader gone: the wizard ends quietly

@@ -64,7 +64,12 @@ fn rewrite(old: &str, baud: u32, entries: &[JointEntry]) -> Option<String> {
             };
             if let Some(k) = entries.iter().position(|e| e.joint == name) {
                 written[k] = true;
-                let _ = writeln!(out, "{}", entry_line(indent, &entries[k]));
+                let new = entry_line(indent, &entries[k]);
+                // An entry that says the same keeps its own layout.
+                let same =
+                    serde_norway::from_str::<JointEntry>(line.trim_start().trim_start_matches('-'))
+                        .is_ok_and(|e| entry_line(indent, &e) == new);
+                let _ = writeln!(out, "{}", if same { line } else { new.as_str() });
             }
         }
     }
@@ -164,9 +169,12 @@ mod tests {
             .filter(|(a, b)| a != b)
             .collect();
         assert_eq!(changed.len(), 2, "{changed:#?}");
-        assert!(
-            changed[0].1.starts_with("  baud: 57600   # LeRobot"),
-            "{changed:?}"
+        let comment = |l: &str| l.find("# LeRobot");
+        assert!(changed[0].1.starts_with("  baud: 57600 "), "{changed:?}");
+        assert_eq!(
+            comment(changed[0].0),
+            comment(changed[0].1),
+            "the comment stays put"
         );
         assert_eq!(
             changed[1].1,
