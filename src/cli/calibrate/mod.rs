@@ -18,6 +18,7 @@ use super::stop::Stop;
 use anyhow::{Context, bail};
 use arm_ik::model::Chain;
 use arm_ik::servo::calibration::{CalibrationFile, JointEntry};
+use arm_ik::servo::joint::Fields;
 use arm_ik::servo::link::{LinkFile, OnExit};
 use arm_ik::servo::protocol::Protocol;
 use arm_ik::servo::registry;
@@ -84,21 +85,7 @@ struct Old {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let old = read_old(&a.config)?;
-    let protocol = match (a.kind, &old) {
-        (Some(p), _) => p,
-        (None, Some(o)) => registry::find(&o.file.kind).with_context(|| {
-            format!(
-                "{}: kind '{}' is not a servo protocol",
-                a.config.display(),
-                o.file.kind
-            )
-        })?,
-        (None, None) => bail!(
-            "{} does not exist yet: say which servos with --kind ({})",
-            a.config.display(),
-            registry::names().join(", ")
-        ),
-    };
+    let protocol = protocol_of(&a, old.as_ref())?;
     let mut link = old
         .as_ref()
         .map(|o| o.file.link.clone())
@@ -111,34 +98,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     link.baud = Some(found.as_ref().map_or(baud, |f| f.baud));
     let entries = entries(&a, &chain, protocol, old.as_ref(), found.as_ref())?;
-    let mut provisional_link = LinkFile {
-        on_exit: Some(a.on_stop),
-        torque_off_on_close: None,
-        ..link.clone()
-    };
-    if provisional_link.startup_speed.is_none() {
-        provisional_link.startup_speed = Some(0.3);
-    }
-    let file_fields = old
-        .as_ref()
-        .map(|o| o.file.fields.clone())
-        .unwrap_or_default();
-    let cal = hardware::provisional(
-        &chain,
-        protocol.name,
-        &provisional_link,
-        &file_fields,
-        &entries,
-    )?;
-    let joints = joints(&chain, &cal, &entries, old.as_ref());
-    let held = entries
-        .iter()
-        .map(|e| match old_entry(old.as_ref(), &e.joint) {
-            Some(o) => o.zero.round() as i32,
-            None => (e.range[0] + e.range[1]) / 2,
-        })
-        .collect();
-    let mut arm = Arm::start(&a.port, cal, held)?;
+    let (mut arm, joints) = start_arm(&a, &chain, protocol, &link, &entries, old.as_ref())?;
     let tui = std::io::stdout().is_terminal() && std::io::stdin().is_terminal() && !a.plain;
     let mut ui: Box<dyn screen::Ui> = if tui {
         Box::new(screen::Tui::new()?)
@@ -146,14 +106,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Box::new(screen::Plain::new())
     };
     let title = format!(
-        " arm_ik calibrate: {} on {} ({}{}) ",
+        " arm_ik calibrate: {} on {} ({}, {} baud) ",
         chain.robot,
         a.port,
         protocol.name,
-        found
-            .as_ref()
-            .map(|f| format!(", {} baud", f.baud))
-            .unwrap_or_default()
+        link.baud.unwrap_or(baud)
     );
     let outcome = {
         let ready = arm.wait_ready(std::time::Duration::from_secs(5), &|| stop.requested());
@@ -172,7 +129,66 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     drop(ui);
     arm.close();
-    match outcome? {
+    finish(outcome?, &stop)
+}
+
+/// The servos' protocol: `--kind`, else the existing file's.
+fn protocol_of(a: &Args, old: Option<&Old>) -> anyhow::Result<&'static Protocol> {
+    Ok(match (a.kind, old) {
+        (Some(p), _) => p,
+        (None, Some(o)) => registry::find(&o.file.kind).with_context(|| {
+            format!(
+                "{}: kind '{}' is not a servo protocol",
+                a.config.display(),
+                o.file.kind
+            )
+        })?,
+        (None, None) => bail!(
+            "{} does not exist yet: say which servos with --kind ({})",
+            a.config.display(),
+            registry::names().join(", ")
+        ),
+    })
+}
+
+/// The servos driven with the provisional calibration (relaxed, or
+/// pulsing the old zeros), and the wizard's view of each joint.
+fn start_arm(
+    a: &Args,
+    chain: &Chain,
+    protocol: &Protocol,
+    link: &LinkFile,
+    entries: &[JointEntry],
+    old: Option<&Old>,
+) -> anyhow::Result<(Arm, Vec<Joint>)> {
+    let mut provisional_link = LinkFile {
+        on_exit: Some(a.on_stop),
+        torque_off_on_close: None,
+        ..link.clone()
+    };
+    provisional_link.startup_speed.get_or_insert(0.3);
+    let file_fields = old.map(|o| o.file.fields.clone()).unwrap_or_default();
+    let cal = hardware::provisional(
+        chain,
+        protocol.name,
+        &provisional_link,
+        &file_fields,
+        entries,
+    )?;
+    let joints = joints(chain, &cal, entries, old);
+    let held = entries
+        .iter()
+        .map(|e| match old_entry(old, &e.joint) {
+            Some(o) => o.zero.round() as i32,
+            None => (e.range[0] + e.range[1]) / 2,
+        })
+        .collect();
+    Ok((Arm::start(&a.port, cal, held)?, joints))
+}
+
+/// The summary printed, or the stop reported.
+fn finish(ending: result::Ending, stop: &Stop) -> anyhow::Result<ExitCode> {
+    match ending {
         result::Ending::Written(summary) => {
             for line in summary {
                 outln!("{line}")?;
@@ -259,22 +275,8 @@ fn entries(
             break; // a gripper without a servo: not driven
         };
         let mut fields = before.map(|e| e.fields.clone()).unwrap_or_default();
-        if let Some(s) = found.and_then(|f| f.servos.iter().find(|s| u16::from(s.id) == output)) {
-            let model = s.model.with_context(|| {
-                format!(
-                    "servo id {} reports model number {}, which arm_ik does not know",
-                    s.id, s.number
-                )
-            })?;
-            let file_model = file_fields.get("model").and_then(|v| v.as_str());
-            if file_model != Some(model) {
-                fields.set("model", model);
-            }
-        } else if found.is_some() {
-            bail!(
-                "no servo with id {output} answered (found {})",
-                ids(found.unwrap())
-            );
+        if let Some(found) = found {
+            set_model(found, output, &file_fields, &mut fields)?;
         }
         let device = (protocol.device)(&file_fields.merged(&fields))
             .map_err(|e| anyhow::anyhow!("joint '{joint}': {e}"))?;
@@ -295,6 +297,29 @@ fn entries(
         });
     }
     Ok(out)
+}
+
+/// The model the servo on `output` reports, as the joint's `model:`
+/// unless the file's already says it.
+fn set_model(
+    found: &hardware::Found,
+    output: u16,
+    file_fields: &Fields,
+    fields: &mut Fields,
+) -> anyhow::Result<()> {
+    let Some(s) = found.servos.iter().find(|s| u16::from(s.id) == output) else {
+        bail!("no servo with id {output} answered (found {})", ids(found));
+    };
+    let model = s.model.with_context(|| {
+        format!(
+            "servo id {} reports model number {}, which arm_ik does not know",
+            s.id, s.number
+        )
+    })?;
+    if file_fields.get("model").and_then(|v| v.as_str()) != Some(model) {
+        fields.set("model", model);
+    }
+    Ok(())
 }
 
 fn ids(f: &hardware::Found) -> String {
