@@ -531,6 +531,7 @@ fn the_wizard_steps_hobby_servos_on_the_firmware_bridge() {
                     break;
                 }
                 assert!(Instant::now() < end, "channel 0 never pulsed {zero} µs");
+                std::thread::sleep(Duration::from_millis(20));
             }
         }
         pane.wait_for(&[&format!("Move {name} a little in its positive direction")]);

@@ -11,8 +11,9 @@ use arm_ik::servo::link::{Link, LinkFile, OnExit};
 use arm_ik::servo::protocol::{FoundServo, Protocol};
 use std::time::{Duration, Instant};
 
-/// How long the answers to a broadcast are awaited at each speed.
-const SCAN_WINDOW: Duration = Duration::from_millis(60);
+/// How long the answers to a broadcast are awaited at each speed (a
+/// reply restarts a quarter of it): generous, a scan is done once.
+const SCAN_WINDOW: Duration = Duration::from_millis(200);
 
 /// µs per radian assumed for a hobby servo the old file gives no scale:
 /// 1000 µs for 90°, what most servos roughly do.

@@ -14,7 +14,32 @@ pub fn broadcast<R: StatusStream>(
     io: &mut dyn SerialPort,
     request: &[u8],
     window: Duration,
+    reader: R,
+) -> Result<Vec<R::Status>, SessionError> {
+    collect(io, request, window, reader, |_| false)
+}
+
+/// Writes `request` to one servo and returns its first answer that
+/// `wanted` accepts, waiting at most `timeout`.
+pub fn ask<R: StatusStream>(
+    io: &mut dyn SerialPort,
+    request: &[u8],
+    timeout: Duration,
+    reader: R,
+    wanted: impl Fn(&R::Status) -> bool,
+) -> Result<Option<R::Status>, SessionError> {
+    let found = collect(io, request, timeout, reader, |s| {
+        s.last().is_some_and(&wanted)
+    })?;
+    Ok(found.into_iter().rev().find(|s| wanted(s)))
+}
+
+fn collect<R: StatusStream>(
+    io: &mut dyn SerialPort,
+    request: &[u8],
+    window: Duration,
     mut reader: R,
+    done: impl Fn(&[R::Status]) -> bool,
 ) -> Result<Vec<R::Status>, SessionError> {
     io.clear(serialport::ClearBuffer::Input)
         .map_err(SessionError::from)?;
@@ -26,6 +51,9 @@ pub fn broadcast<R: StatusStream>(
         while let Some(reply) = reader.next_reply() {
             if let Reply::Packet { status, .. } = reply {
                 found.push(status);
+                if done(&found) {
+                    return Ok(found);
+                }
                 deadline = deadline.max(Instant::now() + window / 4);
             }
         }

@@ -28,9 +28,11 @@ pub fn scan(io: &mut dyn SerialPort, window: Duration) -> Result<Vec<FoundServo>
     let mut found = Vec::with_capacity(ids.len());
     for id in ids {
         let read = encode(feetech::read(id, reg::MODEL_NUMBER, 2))?;
-        let reply = ping::broadcast(io, &read, window, StatusReader::new())?
-            .into_iter()
-            .find(|s| s.id == id);
+        // A servo that answered PING answers READ: waited for longer than
+        // the broadcast, so a slow adapter (or a loaded machine) is heard.
+        let reply = ping::ask(io, &read, window * 8, StatusReader::new(), |s| {
+            s.id == id && s.data(2).is_ok()
+        })?;
         let number = reply
             .and_then(|s| s.data(2).ok().map(|d| u16::from_le_bytes([d[0], d[1]])))
             .ok_or_else(|| {
