@@ -5,6 +5,7 @@ pub mod out;
 
 mod bag_args;
 mod bench;
+mod calibrate;
 mod check;
 mod collision_args;
 mod collisions;
@@ -85,6 +86,10 @@ enum Command {
     /// List the ROS 2 node's parameters: type, default, meaning, allowed
     /// values, and whether they can change while it runs.
     Params(params::Args),
+    /// Make a new arm's servo file by showing it its poses: a terminal
+    /// wizard for Feetech and Dynamixel buses and the PWM bridge (zero,
+    /// direction and range of each joint, written atomically).
+    Calibrate(Box<calibrate::Args>),
     /// Turn a LeRobot calibration file (SO-100, SO-101, Koch) into the
     /// servo YAML of the same arm.
     ImportLerobot(import_lerobot::Args),
@@ -187,6 +192,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ports(a) => ports::run(a),
         Command::Params(a) => params::run(a),
         Command::ImportLerobot(a) => import_lerobot::run(a),
+        Command::Calibrate(a) => calibrate::run(*a),
     }
 }
 

@@ -46,6 +46,14 @@ impl Stop {
         self.flag.clone()
     }
 
+    /// Stops the command as SIGINT would: for Ctrl-C read as a key by a
+    /// terminal in raw mode (`calibrate`'s full-screen view), where the
+    /// terminal sends no signal.
+    pub fn interrupt(&self) {
+        self.signal.store(SIGINT as usize, Ordering::Relaxed);
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
     /// True once a signal asked the command to stop.
     pub fn requested(&self) -> bool {
         self.flag.load(Ordering::Relaxed)

@@ -9,8 +9,10 @@
 //! generic code only reads these descriptions.
 
 use super::joint::{Device, FieldError, Fields, JointMap};
-use super::link::{LinkDefaults, LinkSettings, Session};
+use super::link::{LinkDefaults, LinkSettings, Session, SessionError};
+use serialport::SerialPort;
 use std::fmt;
+use std::time::Duration;
 use thiserror::Error;
 
 /// What one protocol is, for the generic code: its names, what a servo
@@ -44,6 +46,33 @@ pub struct Protocol {
     pub check_bus: fn(&[JointMap], &LinkSettings) -> Result<(), BusError>,
     /// The link session for checked joints (chain order).
     pub session: SessionFactory,
+    /// Finds the servos on a bus (`arm_ik calibrate`); `None` for hardware
+    /// that cannot be asked who is there (hobby servos).
+    pub scan: Option<Scanner>,
+}
+
+/// How to find a protocol's servos on a bus.
+#[derive(Debug, Clone, Copy)]
+pub struct Scanner {
+    pub find: Scan,
+    /// The speeds such servos usually talk at (factory settings, the
+    /// robots' usual ones), tried in this order after the configured one.
+    pub bauds: &'static [u32],
+}
+
+/// Asks every servo on the bus to answer (on a port already open at the
+/// baud to try) and returns who did, in id order; waits `window` for the
+/// answers to a broadcast. Moves nothing.
+pub type Scan = fn(&mut dyn SerialPort, Duration) -> Result<Vec<FoundServo>, SessionError>;
+
+/// One servo that answered a [`Scan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundServo {
+    pub id: u8,
+    /// The model number it reports.
+    pub number: u16,
+    /// Its model by the name a servo file's `model:` takes, when known.
+    pub model: Option<&'static str>,
 }
 
 /// Makes a protocol's link session for checked joints (chain order) and

@@ -9,9 +9,11 @@
 //! - [`servos`]: the status-reader interface (a protocol supplies its
 //!   decoder, the buffer handling and replies come with it), the servos of
 //!   one bus as a session sees them (who answered when, who is awaited)
-//!   and the request/reply exchange.
+//!   and the request/reply exchange;
+//! - [`ping`]: who answers a broadcast (finding the servos).
 
 pub mod encode;
+pub mod ping;
 pub mod rx;
 pub mod servos;
 

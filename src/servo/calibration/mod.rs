@@ -23,8 +23,10 @@ mod error;
 mod file;
 #[cfg(test)]
 mod gripper_tests;
+pub mod measure;
 #[cfg(test)]
 mod tests;
+pub mod write;
 
 pub use error::{CalibrationError, CalibrationWarning, MapError};
 pub use file::{CalibrationFile, JointEntry};

@@ -19,6 +19,7 @@
 pub mod crc;
 pub mod model;
 pub mod packet;
+pub mod scan;
 pub mod session;
 pub mod status;
 pub mod table;
@@ -34,7 +35,7 @@ pub use table::{HardwareError, OperatingMode, Register, reg};
 
 use super::joint::{Device, FieldError, Fields, JointMap};
 use super::link::{LinkDefaults, LinkSettings, Session};
-use super::protocol::{BusError, Protocol};
+use super::protocol::{BusError, Protocol, Scanner};
 
 /// Dynamixel Protocol 2.0 servos, for the [`registry`](super::registry).
 pub static PROTOCOL: Protocol = Protocol {
@@ -56,6 +57,10 @@ pub static PROTOCOL: Protocol = Protocol {
     device,
     check_bus,
     session,
+    scan: Some(Scanner {
+        find: scan::scan,
+        bauds: &[57_600, 1_000_000, 115_200, 2_000_000, 3_000_000, 4_000_000],
+    }),
 };
 
 /// The model of a joint's servo: its `model:` (the file's unless the

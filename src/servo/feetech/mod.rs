@@ -8,6 +8,7 @@
 
 pub mod model;
 pub mod packet;
+pub mod scan;
 pub mod session;
 pub mod status;
 
@@ -23,7 +24,7 @@ pub use status::{ServoFlags, StatusError, StatusPacket, StatusReader, decode_all
 
 use super::joint::{Device, FieldError, Fields, JointMap};
 use super::link::{LinkDefaults, LinkSettings, Session};
-use super::protocol::{BusError, Protocol};
+use super::protocol::{BusError, Protocol, Scanner};
 
 /// Feetech bus servos, for the [`registry`](super::registry).
 pub static PROTOCOL: Protocol = Protocol {
@@ -42,6 +43,10 @@ pub static PROTOCOL: Protocol = Protocol {
     device,
     check_bus,
     session,
+    scan: Some(Scanner {
+        find: scan::scan,
+        bauds: &[1_000_000, 500_000, 115_200, 57_600],
+    }),
 };
 
 /// The model of a joint's servo: its `model:` (the file's unless the

@@ -44,6 +44,9 @@ pub struct LinkStatus {
     pub output: Option<Vec<i32>>,
     /// Present positions of the servos (servo units), when they report them.
     pub present: Option<Vec<i32>>,
+    /// How many times the servos reported their positions: a caller that
+    /// wants a position read after some moment waits for this to grow.
+    pub readings: u64,
     /// How hard each servo pushes (signed toward increasing servo command),
     /// when they report it.
     pub effort: Option<Vec<Effort>>,

@@ -255,6 +255,7 @@ impl Worker {
         status.frames_sent += tick.frames_sent;
         if let Some(p) = tick.present {
             status.present = Some(p);
+            status.readings += 1;
         }
         if let Some(e) = tick.effort {
             status.effort = Some(e);

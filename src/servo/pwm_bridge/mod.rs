@@ -37,6 +37,7 @@ pub static PROTOCOL: Protocol = Protocol {
     device,
     check_bus: Protocol::no_bus_check,
     session,
+    scan: None,
 };
 
 /// Every channel the same: pulses of 400..=2600 µs, beyond the 500-2500 µs
