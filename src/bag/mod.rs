@@ -19,16 +19,22 @@ mod mcap;
 mod messages;
 mod metadata;
 pub mod output;
+mod qos;
+mod robot;
 mod scenario;
 mod sqlite;
+mod viz;
 mod writer;
 
 pub use cdr::{CdrError, Endian};
 pub use messages::{
     CLOCK, Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget,
-    TargetType, decode_clock,
+    TargetType, decode_clock, ros2msg_definition,
 };
+pub use qos::Qos;
+pub use robot::{Outgoing, RobotTopics, Topic};
 pub use scenario::{Scenario, TooBig, Waypoint};
+pub use viz::{MARKER, STRING, TF_MESSAGE, TransformStamped, decode_string, decode_tf};
 pub use writer::{BagWriter, TopicId};
 
 use metadata::{BagInfo, MetadataFile};

@@ -28,6 +28,8 @@ mod stop;
 mod teach;
 mod teleop;
 mod values;
+mod view;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
