@@ -38,29 +38,7 @@ fn temp(name: &str) -> PathBuf {
 
 /// The venv's python with `rosbags`, or None (SKIP) outside CI.
 fn python() -> Option<PathBuf> {
-    let p = match std::env::var_os("ARM_IK_PYTHON") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => common::project_dir().join(".venv/bin/python"),
-    };
-    let ok = p.is_file()
-        && Command::new(&p)
-            .args(["-c", "import rosbags"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(p);
-    }
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!(
-            "{} with rosbags not found (CI is set, so the rosbags tests are required; run scripts/python-env)",
-            p.display()
-        );
-    }
-    eprintln!(
-        "SKIP: no python with rosbags at {} (run scripts/python-env)",
-        p.display()
-    );
-    None
+    common::venv_python("rosbags")
 }
 
 fn py(python: &Path, script: &str, args: &[&str]) -> String {

@@ -23,6 +23,7 @@ mod qos;
 mod robot;
 mod scenario;
 mod sqlite;
+mod tf_tree;
 mod viz;
 mod writer;
 
@@ -34,6 +35,7 @@ pub use messages::{
 pub use qos::Qos;
 pub use robot::{Outgoing, RobotTopics, Topic};
 pub use scenario::{Scenario, TooBig, Waypoint};
+pub use tf_tree::{Point, TfTree};
 pub use viz::{MARKER, STRING, TF_MESSAGE, TransformStamped, decode_string, decode_tf};
 pub use writer::{BagWriter, TopicId};
 

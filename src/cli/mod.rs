@@ -8,6 +8,7 @@ mod bench;
 mod check;
 mod collision_args;
 mod collisions;
+mod draw;
 mod drive;
 mod fk;
 mod import_lerobot;
@@ -73,6 +74,9 @@ enum Command {
     Replay(Box<replay::Args>),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
+    /// Draw the arm as SVG from a bag's /tf and /tf_static (what replay
+    /// --output and sim --record write): a few poses and the targets.
+    Draw(draw::Args),
     /// Send one joint-space pose to the servos (firmware bridge, Feetech or
     /// Dynamixel bus, per --config) and hold it; virtual servos without --port.
     Drive(drive::Args),
@@ -183,6 +187,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
+        Command::Draw(a) => draw::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Teach(a) => teach::run(*a),
         Command::Teleop(a) => teleop::run(*a),
