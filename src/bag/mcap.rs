@@ -2,7 +2,7 @@
 //! a streaming reader (one chunk in memory at a time) and a writer with the
 //! `ros2` profile, `ros2msg` schemas and `cdr` channels rosbag2 writes.
 
-use super::{BagError, BagMessage, messages::ros2msg_definition};
+use super::{BagError, BagMessage, ros2msg_definition};
 use mcap::records::MessageHeader;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
