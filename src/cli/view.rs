@@ -38,10 +38,13 @@ pub struct ViewArgs {
     pub view: Option<SocketAddr>,
 }
 
+/// A latched channel and its last message.
+type LastMessage = (Arc<RawChannel>, Vec<u8>);
+
 /// The latched messages, resent to a client that subscribes late.
 #[derive(Default)]
 struct Latched {
-    by_channel: Mutex<HashMap<u64, (Arc<RawChannel>, Vec<u8>)>>,
+    by_channel: Mutex<HashMap<u64, LastMessage>>,
 }
 
 impl ServerListener for Latched {
