@@ -352,3 +352,54 @@ fn the_collision_picture_is_what_its_caption_command_draws() {
          ARM_IK_UPDATE_DOCS=1 cargo test --release --test docs rewrites it"
     );
 }
+
+/// The README's picture of the arm (`docs/arm.svg`) is what the commands
+/// of its "See the arm" block draw now (a replay's output bag, then `arm_ik
+/// draw` of it); `ARM_IK_UPDATE_DOCS=1` rewrites it instead.
+#[test]
+fn the_arm_picture_is_what_the_readme_commands_draw() {
+    let readme = read(Path::new("README.md"));
+    let lines: Vec<&str> = readme.lines().collect();
+    let draw = lines
+        .iter()
+        .position(|l| l.contains("--svg docs/arm.svg"))
+        .expect("the README draws docs/arm.svg");
+    let start = lines[..draw]
+        .iter()
+        .rposition(|l| is_fence(l))
+        .expect("in a code block");
+    let scratch = TempDir::new("docs-arm");
+    let tmp = format!("{}/", scratch.path().display());
+    for command in &lines[start + 1..=draw] {
+        let args: Vec<String> = command
+            .strip_prefix("cargo run --release -- ")
+            .unwrap_or_else(|| panic!("{command}"))
+            .split_whitespace()
+            .map(|w| {
+                w.replace("target/", &tmp)
+                    .replace("docs/arm.svg", &format!("{tmp}arm.svg"))
+            })
+            .collect();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_arm_ik"))
+            .args(&args)
+            .current_dir(project_dir())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let drawn = std::fs::read_to_string(scratch.path().join("arm.svg")).unwrap();
+    let picture = project_dir().join("docs/arm.svg");
+    if std::env::var_os("ARM_IK_UPDATE_DOCS").is_some() {
+        std::fs::write(&picture, &drawn).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(&picture).ok().as_deref() == Some(drawn.as_str()),
+        "docs/arm.svg is not what the README's commands draw now: \
+         ARM_IK_UPDATE_DOCS=1 cargo test --release --test docs rewrites it"
+    );
+}

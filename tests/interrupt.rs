@@ -53,6 +53,10 @@ fn scenario_bag(dir: &Path) -> String {
 fn every_command(dir: &Path) -> Vec<Vec<String>> {
     let bag = scenario_bag(dir);
     let d = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    // A bag with /tf, for draw.
+    let arm = d("arm.mcap");
+    let out = common::arm_ik(&["sim", "--duration", "1", "--record", &arm]);
+    assert!(out.status.success(), "{out:?}");
     let lines: &[&[&str]] = &[
         &["check", "urdf/arm.urdf", "--json"],
         &[
@@ -76,6 +80,7 @@ fn every_command(dir: &Path) -> Vec<Vec<String>> {
         &["run", "--duration", "2", "--json"],
         &["latency", "--targets", "300"],
         &["replay", &bag, "--report", &d("report.json")],
+        &["draw", &arm, "--svg", &d("arm.svg")],
         &[
             "make-bag",
             "tests/data/scenario.yaml",

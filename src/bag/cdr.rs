@@ -216,6 +216,19 @@ impl CdrWriter {
         });
     }
 
+    pub fn f32(&mut self, x: f32) {
+        self.align(4);
+        self.buf.extend_from_slice(&match self.endian {
+            Endian::Little => x.to_le_bytes(),
+            Endian::Big => x.to_be_bytes(),
+        });
+    }
+
+    /// A `uint8`, `byte` or `bool` (0 or 1).
+    pub fn u8(&mut self, x: u8) {
+        self.buf.push(x);
+    }
+
     pub fn string(&mut self, s: &str) {
         self.u32(s.len() as u32 + 1);
         self.buf.extend_from_slice(s.as_bytes());

@@ -2,7 +2,7 @@
 //! a streaming reader (one chunk in memory at a time) and a writer with the
 //! `ros2` profile, `ros2msg` schemas and `cdr` channels rosbag2 writes.
 
-use super::{BagError, BagMessage, messages::ros2msg_definition};
+use super::{BagError, BagMessage, ros2msg_definition};
 use mcap::records::MessageHeader;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -135,7 +135,8 @@ impl McapWriter {
 
     /// Adds a topic (with its schema when the type is one we know) and
     /// returns its channel id.
-    pub fn add_topic(&mut self, topic: &str, type_name: &str) -> Result<u16, BagError> {
+    /// `qos` is the `offered_qos_profiles` YAML (empty: not said).
+    pub fn add_topic(&mut self, topic: &str, type_name: &str, qos: &str) -> Result<u16, BagError> {
         let schema = match ros2msg_definition(type_name) {
             Some(text) => self
                 .inner
@@ -144,7 +145,7 @@ impl McapWriter {
             None => 0,
         };
         let mut meta = BTreeMap::new();
-        meta.insert("offered_qos_profiles".to_string(), String::new());
+        meta.insert("offered_qos_profiles".to_string(), qos.to_string());
         self.inner
             .add_channel(schema, topic, "cdr", &meta)
             .map_err(|e| BagError::write(&self.path, e))

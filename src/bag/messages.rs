@@ -23,7 +23,7 @@ pub fn decode_clock(data: &[u8]) -> Result<i64, CdrError> {
 }
 
 /// The message types a target topic may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TargetType {
     /// Position and orientation.
     Pose,
@@ -84,7 +84,7 @@ pub struct Header {
 }
 
 impl Header {
-    fn read(r: &mut CdrReader) -> Result<Header, CdrError> {
+    pub(super) fn read(r: &mut CdrReader) -> Result<Header, CdrError> {
         let sec = r.i32("header.stamp.sec")?;
         let nanosec = r.u32("header.stamp.nanosec")?;
         let frame_id = r.string("header.frame_id")?;
@@ -94,7 +94,7 @@ impl Header {
         })
     }
 
-    fn write(&self, w: &mut CdrWriter) {
+    pub(super) fn write(&self, w: &mut CdrWriter) {
         w.i32(self.stamp_ns.div_euclid(1_000_000_000) as i32);
         w.u32(self.stamp_ns.rem_euclid(1_000_000_000) as u32);
         w.string(&self.frame_id);

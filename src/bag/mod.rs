@@ -19,8 +19,12 @@ mod mcap;
 mod messages;
 mod metadata;
 pub mod output;
+mod qos;
+mod robot;
 mod scenario;
 mod sqlite;
+mod tf_tree;
+mod viz;
 mod writer;
 
 pub use cdr::{CdrError, Endian};
@@ -28,7 +32,11 @@ pub use messages::{
     CLOCK, Header, JOINT_STATE, JointStateMsg, POINT_STAMPED, POSE_STAMPED, StampedTarget,
     TargetType, decode_clock,
 };
+pub use qos::Qos;
+pub use robot::{Outgoing, RobotTopics, Topic};
 pub use scenario::{Scenario, TooBig, Waypoint};
+pub use tf_tree::{Point, TfTree};
+pub use viz::{MARKER, STRING, TF_MESSAGE, TransformStamped, decode_string, decode_tf};
 pub use writer::{BagWriter, TopicId};
 
 use metadata::{BagInfo, MetadataFile};
@@ -37,6 +45,13 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
+
+/// The `ros2msg` schema text (dependencies included, as rosbag2 stores
+/// it in MCAP) of a message type the project reads or writes; `None` for
+/// any other.
+pub fn ros2msg_definition(type_name: &str) -> Option<String> {
+    messages::ros2msg_definition(type_name).or_else(|| viz::ros2msg_definition(type_name))
+}
 
 /// What went wrong with a bag, always naming the file.
 #[derive(Debug, Error)]

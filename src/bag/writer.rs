@@ -5,7 +5,7 @@
 
 use super::metadata::{BagInfo, FileInfo, MetadataFile, Nanoseconds, SinceEpoch, TopicMetadata};
 use super::output::{Existing, Inputs, Staged};
-use super::{BagError, Storage, mcap, metadata, sqlite};
+use super::{BagError, Qos, Storage, mcap, metadata, sqlite};
 use std::path::Path;
 
 /// One writer per bag, so the size difference does not matter.
@@ -18,6 +18,8 @@ enum Out {
 struct TopicCount {
     name: String,
     type_name: String,
+    /// `offered_qos_profiles` as rosbag2 writes it; empty when not said.
+    qos: String,
     id: i64,
     count: u64,
 }
@@ -94,14 +96,37 @@ impl BagWriter {
         })
     }
 
+    /// A topic without a recorded QoS (`ros2 bag play` offers its
+    /// defaults).
     pub fn add_topic(&mut self, name: &str, type_name: &str) -> Result<TopicId, BagError> {
+        self.add_topic_as(name, type_name, String::new())
+    }
+
+    /// A topic recorded as offered with `qos`, which `ros2 bag play`
+    /// offers again (a latched topic stays latched).
+    pub fn add_topic_with_qos(
+        &mut self,
+        name: &str,
+        type_name: &str,
+        qos: Qos,
+    ) -> Result<TopicId, BagError> {
+        self.add_topic_as(name, type_name, qos.rosbag2_yaml())
+    }
+
+    fn add_topic_as(
+        &mut self,
+        name: &str,
+        type_name: &str,
+        qos: String,
+    ) -> Result<TopicId, BagError> {
         let id = match &mut self.out {
-            Out::Mcap(w) => w.add_topic(name, type_name)? as i64,
+            Out::Mcap(w) => w.add_topic(name, type_name, &qos)? as i64,
             Out::Sqlite(w) => w.add_topic(name, type_name)?,
         };
         self.topics.push(TopicCount {
             name: name.into(),
             type_name: type_name.into(),
+            qos,
             id,
             count: 0,
         });
@@ -159,7 +184,7 @@ fn write_metadata(w: &BagWriter) -> Result<(), BagError> {
                     name: t.name.clone(),
                     type_name: t.type_name.clone(),
                     serialization_format: "cdr".into(),
-                    offered_qos_profiles: serde_norway::Value::String(String::new()),
+                    offered_qos_profiles: serde_norway::Value::String(t.qos.clone()),
                 },
                 message_count: t.count,
             })

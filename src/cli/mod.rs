@@ -9,6 +9,7 @@ mod calibrate;
 mod check;
 mod collision_args;
 mod collisions;
+mod draw;
 mod drive;
 mod fk;
 mod import_lerobot;
@@ -29,6 +30,8 @@ mod stop;
 mod teach;
 mod teleop;
 mod values;
+mod view;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -72,6 +75,9 @@ enum Command {
     Replay(Box<replay::Args>),
     /// Write a target bag from a waypoint scenario (YAML).
     MakeBag(make_bag::Args),
+    /// Draw the arm as SVG from a bag's /tf and /tf_static (what replay
+    /// --output and sim --record write): a few poses and the targets.
+    Draw(draw::Args),
     /// Send one joint-space pose to the servos (firmware bridge, Feetech or
     /// Dynamixel bus, per --config) and hold it; virtual servos without --port.
     Drive(drive::Args),
@@ -186,6 +192,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Latency(a) => latency::run(a),
         Command::Replay(a) => replay::run(*a),
         Command::MakeBag(a) => make_bag::run(a),
+        Command::Draw(a) => draw::run(a),
         Command::Drive(a) => drive::run(a),
         Command::Teach(a) => teach::run(*a),
         Command::Teleop(a) => teleop::run(*a),

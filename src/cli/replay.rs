@@ -7,10 +7,11 @@ use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, setting_ids};
 use super::stop::Stop;
 use super::values;
+use super::view::{View, ViewArgs};
 use anyhow::Context as _;
-use arm_ik::bag::BagReader;
 use arm_ik::bag::output::{self, Existing, Inputs};
-use arm_ik::node::{NodeCore, NodeParams};
+use arm_ik::bag::{BagReader, RobotTopics};
+use arm_ik::node::{NodeCore, NodeParams, UrdfSource};
 use arm_ik::replay::clock::{self, ClockSource};
 use arm_ik::replay::plot::PlotRecorder;
 use arm_ik::replay::topics::list;
@@ -85,6 +86,8 @@ pub struct Args {
     /// recorded /clock, required).
     #[arg(long, value_enum, default_value_t = ClockArg::Auto)]
     clock: ClockArg,
+    #[command(flatten)]
+    view: ViewArgs,
 }
 
 /// `--clock`.
@@ -98,20 +101,28 @@ enum ClockArg {
 
 /// The node core as `ik_node` builds it from the parameter `file`: the
 /// same reading, the same checks, on virtual servos.
-fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<NodeCore> {
+/// With the URDF text of its `robot_description` parameter, if it has one.
+fn core_from_file(robot: &RobotArgs, file: &Path) -> anyhow::Result<(NodeCore, Option<String>)> {
     let params = NodeParams::from_ros_yaml_file(file)?;
     let in_file = || format!("{}: ik_node parameters", file.display());
     let settings = params.settings().with_context(in_file)?;
     let chain = robot.chain_for(&params, file)?;
-    NodeCore::from_settings(&chain, &settings).with_context(in_file)
+    let xml = match params.urdf_source() {
+        UrdfSource::Xml(xml) => Some(xml),
+        _ => None,
+    };
+    Ok((
+        NodeCore::from_settings(&chain, &settings).with_context(in_file)?,
+        xml,
+    ))
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // Before any output is staged, so a signal never leaves its temporary.
     let stop = Stop::on_signals()?;
-    let core = match &a.config {
+    let (core, xml) = match &a.config {
         Some(file) => core_from_file(&a.robot, file)?,
-        None => a.node.core(&a.robot.chain()?, &a.solver)?,
+        None => (a.node.core(&a.robot.chain()?, &a.solver)?, None),
     };
     let mut bag = BagReader::open(&a.bag)?;
     // Outputs are checked before the replay, so a long run does not end
@@ -130,11 +141,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         Existing::Refuse
     };
+    let robot = if a.output.is_some() || a.view.view.is_some() {
+        let text = a.robot.description(core.chain(), xml.as_deref())?;
+        Some(RobotTopics::new(core.chain(), text))
+    } else {
+        None
+    };
     let mut sink = Outputs {
-        bag: (a.output.as_ref())
-            .map(|p| OutputBag::create(p, existing, &inputs))
+        bag: (a.output.as_ref().zip(robot.clone()))
+            .map(|(p, robot)| OutputBag::create(p, existing, &inputs, robot))
             .transpose()?,
         plot: (a.plot.as_ref()).map(|_| PlotRecorder::new(core.joint_names(), 4000)),
+        view: match (a.view.view, robot) {
+            (Some(addr), Some(robot)) => Some(Box::new(View::start(addr, robot, true)?)),
+            _ => None,
+        },
     };
     let mut replay = Replay::new(core, &a.bag.display().to_string(), opts);
     let mut progress = Progress::new();

@@ -57,6 +57,19 @@ impl RobotArgs {
         }
     }
 
+    /// The URDF text of `chain` as `/robot_description` carries it: the
+    /// file it was read from, else the built-in arm (what [`Self::chain`]
+    /// reads without `--urdf`), else `xml` (a parameter file's
+    /// `robot_description`).
+    pub fn description(&self, chain: &Chain, xml: Option<&str>) -> anyhow::Result<String> {
+        let file = Path::new(&chain.source);
+        if file.is_file() {
+            return std::fs::read_to_string(file)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()));
+        }
+        Ok(xml.unwrap_or(ARM_URDF).to_string())
+    }
+
     /// The chain a node parameter file describes, with these arguments
     /// taking precedence: `--urdf`, else the file's `urdf_path` (as given,
     /// else relative to the file's folder) or `robot_description`, else the

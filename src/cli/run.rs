@@ -8,9 +8,12 @@ use super::robot::RobotArgs;
 use super::settings_args::{NodeArgs, SolverArgs, flag_error};
 use super::stop::Stop;
 use super::values;
+use super::view::{View, ViewArgs};
+use super::watch::Watch;
 use super::{EXIT_ERROR, EXIT_NOT_REACHED};
 use anyhow::Context as _;
-use arm_ik::bag::BagReader;
+use arm_ik::bag::output::{Existing, Inputs};
+use arm_ik::bag::{BagReader, RobotTopics};
 use arm_ik::model::Chain;
 use arm_ik::node::program::RobotView;
 use arm_ik::node::status::TeachStatus;
@@ -18,6 +21,7 @@ use arm_ik::node::{
     FigureEight, JointState, NodeCore, NodeError, NodeStatus, PoseStore, ProgramState, Programs,
     Tick,
 };
+use arm_ik::replay::OutputBag;
 use arm_ik::run::{
     BagSource, Clock, Ending, InputError, LineSource, MeanMax, RunError, RunOptions, RunSummary,
     Source, Verdict,
@@ -88,6 +92,14 @@ pub struct LoopArgs {
     /// the last line.
     #[arg(long)]
     json: bool,
+    /// Record the run as a rosbag2 MCAP bag (a folder, or one file when
+    /// the name ends in .mcap; replaced if it exists) that shows the arm
+    /// with no other node: /robot_description, /tf_static, /tf,
+    /// /joint_states, the targets and their marker (docs/bags.md).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    #[command(flatten)]
+    view: ViewArgs,
 }
 
 /// `run`: the loop's flags and the servos.
@@ -188,7 +200,8 @@ fn execute(
 ) -> anyhow::Result<ExitCode> {
     let mut source = source(a, chain, &core)?;
     let opts = RunOptions {
-        clock: if a.realtime {
+        // A viewer watches at wall-clock speed.
+        clock: if a.realtime || a.view.view.is_some() {
             Clock::Wall
         } else {
             Clock::Simulated
@@ -200,11 +213,35 @@ fn execute(
         settle_s: a.settle,
     };
     let stop = Stop::on_signals()?;
-    let mut printer = Printer::new(name, a.json, opts.duration);
-    let summary = arm_ik::run::run(&mut core, &mut source, &opts, stop.flag(), &mut printer);
+    let printer = Printer::new(name, a.json, opts.duration);
+    let mut watch = Watch::new(printer, &chain.base);
+    if a.record.is_some() || a.view.view.is_some() {
+        let robot = RobotTopics::new(chain, a.robot.description(chain, None)?);
+        if let Some(path) = &a.record {
+            let inputs = match &a.bag {
+                Some(bag) => Inputs::of(bag)?,
+                None => Inputs::default(),
+            };
+            watch.bag = Some(OutputBag::create(
+                path,
+                Existing::Replace,
+                &inputs,
+                robot.clone(),
+            )?);
+        }
+        if let Some(addr) = a.view.view {
+            watch.view = Some(View::start(addr, robot, false)?);
+        }
+    }
+    let summary = arm_ik::run::run(&mut core, &mut source, &opts, stop.flag(), &mut watch);
+    let mut printer = watch.printer;
     printer.finish();
     if let Some(e) = printer.error.take() {
         return Err(e).context("writing joint states to stdout");
+    }
+    drop(watch.view);
+    if let Some(bag) = watch.bag.filter(|_| summary.ended != Ending::Stopped) {
+        bag.finish()?;
     }
     let taught = taught(&core.status().teach);
     drop(core); // closes the servo link
@@ -372,7 +409,7 @@ enum Line<'a> {
 
 /// Prints what the loop reports: joint states (`--json`), bad input, and
 /// a progress line on a terminal.
-pub(super) struct Printer {
+pub struct Printer {
     name: String,
     json: bool,
     out: super::out::Stdout,

@@ -33,6 +33,18 @@ fn bounded(x: f64) -> Result<f64, String> {
     }
 }
 
+/// An address to serve on: `HOST:PORT`, or a bare port on 127.0.0.1.
+pub fn socket_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    s.parse().map_err(|_| {
+        format!(
+            "'{s}' is not an address to serve on: give HOST:PORT (e.g. 127.0.0.1:8765) or a port"
+        )
+    })
+}
+
 /// A finite number whose size is at most 1e6: a position, an angle.
 pub fn finite(s: &str) -> Result<f64, String> {
     let x = number(s)?;

@@ -4,6 +4,7 @@
 //! legend) and [`scene`], the collision world seen from the side. The
 //! replay's charts (`crate::replay::plot`) draw with these helpers too.
 
+pub mod arm;
 pub mod scene;
 
 use plotters::coord::CoordTranslate;

@@ -9,6 +9,7 @@ use super::input::{Input, Poll};
 use super::lines::InputError;
 use super::source::Source;
 use super::summary::{Ending, Parts, PathSummary, RunSummary, Tally};
+use crate::ik::Target;
 use crate::node::{NodeCore, NodeStatus, Tick};
 use crate::replay::CatchUp;
 use crate::servo::ServoOutput;
@@ -48,6 +49,10 @@ pub trait Observer {
     fn tick(&mut self, tick: &Tick, status: &NodeStatus) -> ControlFlow<()>;
     /// An input that is not a command; it was skipped.
     fn bad_input(&mut self, error: &InputError);
+    /// The arm's target changed at node time `now` (s): what a recording
+    /// or a viewer shows as the target. Called before that tick's
+    /// [`Observer::tick`].
+    fn target(&mut self, _now: f64, _target: &Target) {}
 }
 
 /// Watches nothing.
@@ -77,6 +82,7 @@ pub fn run<S: ServoOutput>(
     let mut k = 0u64;
     let mut catch_up = CatchUp::new(ARRIVAL_M);
     let mut delivery = Delivery::default();
+    let mut shown: Option<Target> = None;
     let ended = loop {
         if last_tick.is_some_and(|last| k > last) {
             break Ending::Duration;
@@ -98,7 +104,13 @@ pub fn run<S: ServoOutput>(
         let st = core.status();
         catch_up.observe(now, st);
         delivery.observe(st.targets.reached, st.link_ok);
-        if observer.tick(&tick, st).is_break() {
+        if let Some(t) = core.active_target()
+            && shown.as_ref() != Some(t)
+        {
+            observer.target(now, t);
+            shown = Some(t.clone());
+        }
+        if observer.tick(&tick, core.status()).is_break() {
             break Ending::OutputClosed;
         }
         k += 1;

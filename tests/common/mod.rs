@@ -213,6 +213,35 @@ pub fn have_python() -> bool {
     ok
 }
 
+/// The venv's python (`.venv`, made by `scripts/python-env`, or
+/// `ARM_IK_PYTHON`) when it imports `module`; else None (SKIP), or a
+/// failure when the environment variable `CI` is set.
+pub fn venv_python(module: &str) -> Option<PathBuf> {
+    let p = match std::env::var_os("ARM_IK_PYTHON") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => project_dir().join(".venv/bin/python"),
+    };
+    let ok = p.is_file()
+        && Command::new(&p)
+            .args(["-c", &format!("import {module}")])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(p);
+    }
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!(
+            "{} with {module} not found (CI is set, so the tests that need it are required; run scripts/python-env)",
+            p.display()
+        );
+    }
+    eprintln!(
+        "SKIP: no python with {module} at {} (run scripts/python-env)",
+        p.display()
+    );
+    None
+}
+
 /// A servo file of `config/`, as written.
 pub fn project_config(name: &str) -> String {
     std::fs::read_to_string(project_dir().join("config").join(name)).unwrap()

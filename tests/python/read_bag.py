@@ -1,6 +1,7 @@
 """Reads a rosbag2 bag with the independent `rosbags` library and prints
-every message decoded, as JSON lines: topic, type, log time and the fields
-(joint states: name, position, velocity; targets: position, orientation).
+every message decoded, as JSON lines: topic, type, log time, the header
+when the message has one, and the fields (joint states: name, position,
+velocity; targets: position, orientation).
 
 usage: read_bag.py BAG   (a bag folder, or a bare .mcap file)
 """
@@ -22,10 +23,11 @@ def main() -> None:
                 'topic': conn.topic,
                 'type': conn.msgtype,
                 't': t,
-                'stamp': msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec,
-                'frame_id': msg.header.frame_id,
                 'big_endian': raw[1] == 0,
             }
+            if hasattr(msg, 'header'):
+                row['stamp'] = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+                row['frame_id'] = msg.header.frame_id
             if conn.msgtype == 'sensor_msgs/msg/JointState':
                 row['name'] = list(msg.name)
                 row['position'] = [float(x) for x in msg.position]

@@ -1,0 +1,151 @@
+//! The arm seen without ROS: the MCAP bags `arm_ik` writes (`sim
+//! --record`, `replay --output`) and its live `--view` carry
+//! `/robot_description`, `/tf_static`, `/tf`, the joint states, the
+//! targets and their markers, so Foxglove, or `ros2 bag play` into RViz,
+//! shows the arm moving with no other node.
+//!
+//! Read back by independent Python: `rosbags` (CDR and schemas against its
+//! ROS 2 Jazzy type store, forward kinematics with numpy from the URDF)
+//! and a plain `websockets` client speaking the Foxglove protocol. Needs
+//! `.venv` (`scripts/python-env`); SKIP without it, except under CI.
+
+#![cfg(feature = "app")]
+
+mod common;
+
+use common::{TempDir, arm_ik, project_dir, project_urdf, spawn_arm_ik, venv_python};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Command;
+
+fn py(python: &Path, script: &str, args: &[&str]) -> Value {
+    let o = Command::new(python)
+        .arg(project_dir().join("tests/python").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{script} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn run(args: &[&str]) {
+    let o = arm_ik(args);
+    assert!(
+        o.status.success(),
+        "arm_ik {args:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The checks of `check_view_bag.py` on one bag of the project arm.
+fn assert_shows_the_arm(python: &Path, bag: &Path) {
+    let urdf = project_urdf("arm.urdf");
+    let v = py(
+        python,
+        "check_view_bag.py",
+        &[
+            bag.to_str().unwrap(),
+            urdf.to_str().unwrap(),
+            "base_link",
+            "tool",
+        ],
+    );
+    assert_eq!(
+        v["failures"],
+        serde_json::json!([]),
+        "{}: {v}",
+        bag.display()
+    );
+    let n = v["joint_states"].as_u64().unwrap();
+    assert!(n > 50, "{v}");
+    assert_eq!(v["tf"].as_u64(), Some(n), "a /tf per joint state: {v}");
+    // urdf/arm.urdf's one fixed joint: hand -> tool.
+    assert_eq!(v["tf_static"].as_u64(), Some(1), "{v}");
+    assert!(v["targets"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["markers"], v["targets"], "a marker per target: {v}");
+    let err = v["max_tip_error_m"].as_f64().unwrap();
+    assert!(err <= 1e-6, "the /tf chain puts the tip {err} m off FK");
+}
+
+#[test]
+fn recorded_bags_show_the_arm_as_robot_state_publisher_would() {
+    let Some(python) = venv_python("rosbags") else {
+        return;
+    };
+    let dir = TempDir::new("view-bags");
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    // sim --record, a bare MCAP file.
+    run(&["sim", "--duration", "2", "--record", &p("sim.mcap")]);
+    assert_shows_the_arm(&python, &dir.path().join("sim.mcap"));
+    // replay --output, a bag folder, of a scenario's targets.
+    run(&[
+        "make-bag",
+        "tests/data/scenario.yaml",
+        "--output",
+        &p("targets.mcap"),
+    ]);
+    run(&["replay", &p("targets.mcap"), "--output", &p("replayed")]);
+    assert_shows_the_arm(&python, &dir.path().join("replayed"));
+}
+
+#[test]
+fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
+    let Some(python) = venv_python("websockets") else {
+        return;
+    };
+    let dir = TempDir::new("view-live");
+    // Port 0: a free one, which the printed URL names.
+    let mut child = spawn_arm_ik(
+        &["sim", "--view", "127.0.0.1:0", "--duration", "3"],
+        dir.path(),
+    );
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "no URL printed");
+        if let Some(at) = line.find("ws://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
+    // Joins after the description was sent: it comes again, latched.
+    let v = py(&python, "view_client.py", &[&url, "1.5"]);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "sim --view: {status}");
+    let urdf = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
+    assert_eq!(v["description"].as_str(), Some(urdf.as_str()));
+    assert_eq!(v["undecodable"], 0, "{v}");
+    assert!(
+        (v["tf_frames"].as_array().unwrap())
+            .contains(&serde_json::json!(["base_link", "turntable"])),
+        "{v}"
+    );
+    assert_eq!(
+        v["tf_static_frames"],
+        serde_json::json!([["hand", "tool"]]),
+        "{v}"
+    );
+    let topics = &v["topics"];
+    for (topic, schema) in [
+        ("/tf", "tf2_msgs/msg/TFMessage"),
+        ("/joint_states", "sensor_msgs/msg/JointState"),
+        ("/target_point", "geometry_msgs/msg/PointStamped"),
+        ("/target_marker", "visualization_msgs/msg/Marker"),
+    ] {
+        let t = &topics[topic];
+        assert_eq!(t["schema"], schema, "{topic}: {v}");
+        assert_eq!(t["encoding"], "cdr", "{topic}: {v}");
+        // The node's 50 Hz loop (log times), and messages all along
+        // the 1.5 s (about 75; fewer on a loaded machine).
+        let rate = t["rate_hz"].as_f64().unwrap();
+        assert!((45.0..=55.0).contains(&rate), "{topic} at {rate} Hz: {v}");
+        assert!(t["count"].as_u64().unwrap() >= 30, "{topic}: {v}");
+    }
+}
