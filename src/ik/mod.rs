@@ -59,6 +59,10 @@ pub enum IkError {
     BadMode { joint: String, why: String },
     #[error("the {solver} solver does not fit this chain: {why}")]
     Unsupported { solver: &'static str, why: String },
+    #[error(
+        "the {solver} solver cannot list every solution: it finds one per solve (the geo solver lists them all on the 6R arms it fits)"
+    )]
+    CannotListAll { solver: &'static str },
     #[error("invalid {solver} option {option}: {why}")]
     BadOption {
         solver: &'static str,
@@ -232,9 +236,8 @@ impl Solver {
         }
         match self {
             Solver::Geo(s) => Ok(s.solve_all(target, seed)),
-            other => Err(IkError::Unsupported {
+            other => Err(IkError::CannotListAll {
                 solver: other.kind().name(),
-                why: "it finds one solution per solve, not every solution (the geo solver lists them all on 6R arms it fits)".into(),
             }),
         }
     }
