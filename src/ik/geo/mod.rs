@@ -10,7 +10,7 @@
 //! [`INTERSECTION_TOLERANCE`] of intersecting. Real URDFs are only
 //! approximately ideal (angles written as 1.5708): the closed form is
 //! solved on the measured axes and, when the real chain misses the target
-//! by more than a tenth of the tolerance, a few Newton steps on the real
+//! by more than the tolerance, a few Newton steps on the real
 //! chain finish it ([`polish`]).
 //!
 //! With every branch known the pick is exact: the first within the limits

@@ -7,7 +7,6 @@ use super::polish::polish;
 use super::structure::{Family, GeoStructure};
 use super::{GeoOptions, Pick, parallel, spherical};
 use crate::ik::bounds::{Bounds, fit_winding};
-use crate::ik::metric::pose_error;
 use crate::ik::{Common, IkError, Outcome, Reason, Solution, Target, finish};
 use crate::model::{Chain, Frames};
 use nalgebra::{Rotation3, UnitQuaternion};
@@ -31,10 +30,6 @@ pub struct GeoSolver {
 /// Two answers closer than this (rad, every joint) are one solution (at a
 /// singular pose two branches meet).
 const SAME_SOLUTION: f64 = 1e-6;
-
-/// The closed form is polished when the real chain misses the target by
-/// more than this fraction of the tolerance.
-const POLISH_FRACTION: f64 = 0.1;
 
 impl GeoSolver {
     pub fn new(chain: &Chain, options: GeoOptions, common: Common) -> Result<Self, IkError> {
@@ -154,8 +149,9 @@ impl GeoSolver {
         (start, orientation)
     }
 
-    /// Polishes `q` on the real chain when it misses by more than
-    /// [`POLISH_FRACTION`] of the tolerance, and builds the solution.
+    /// Builds the solution of `q`; when the real chain misses the target
+    /// by more than the tolerance (a URDF only near the ideal model), a
+    /// few Newton steps first. On an ideal chain that costs one FK.
     fn finish_branch(
         &mut self,
         target: &Target,
@@ -164,36 +160,32 @@ impl GeoSolver {
         mut q: [f64; 6],
     ) -> Solution {
         let tol = self.common.tolerance;
-        let full = Target {
-            orientation: Some(*orientation),
-            orientation_weight: 1.0,
-            ..target.clone()
-        };
-        let e = pose_error(&self.chain.fk(&q), &full);
-        let mut iterations = 1;
-        if e.position_norm() > POLISH_FRACTION * tol.position
-            || e.rotation_norm() > POLISH_FRACTION * tol.orientation
-        {
-            iterations += polish(
-                &self.chain,
-                &mut self.frames,
-                &self.bounds,
+        let done = |q: &[f64; 6], iterations: u32, chain: &Chain, bounds: &Bounds| {
+            finish(
+                chain,
+                bounds,
                 target,
-                orientation,
-                &mut q,
-            );
+                &tol,
+                start,
+                Outcome {
+                    q: q.to_vec(),
+                    iterations,
+                    why_not: Reason::OutOfReach,
+                },
+            )
+        };
+        let first = done(&q, 1, &self.chain, &self.bounds);
+        if first.status.is_converged() {
+            return first;
         }
-        finish(
+        let used = polish(
             &self.chain,
+            &mut self.frames,
             &self.bounds,
             target,
-            &tol,
-            start,
-            Outcome {
-                q: q.to_vec(),
-                iterations,
-                why_not: Reason::OutOfReach,
-            },
-        )
+            orientation,
+            &mut q,
+        );
+        done(&q, 1 + used, &self.chain, &self.bounds)
     }
 }
