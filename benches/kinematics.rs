@@ -18,7 +18,8 @@
 
 use arm_ik::bench::{TargetSet, sample_target};
 use arm_ik::ik::{
-    AnalyticOptions, Common, Solver, SolverConfig, SolverKind, Target, approach_pitch,
+    AnalyticOptions, Common, GeoOptions, Pick, Solver, SolverConfig, SolverKind, Target,
+    approach_pitch,
 };
 use arm_ik::model::{Chain, Frames};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -174,5 +175,41 @@ fn solvers(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, model, solvers);
+/// The geo solver (closed form, every branch) on the PUMA 560 and, when
+/// the shared data is there, the UR5: one pick (first in limits, closest)
+/// and the whole list.
+fn geo(c: &mut Criterion) {
+    let mut sets = vec![("puma560", load("puma560.json"))];
+    if let Some(ur5) = shared("ur5") {
+        sets.push(("ur5", ur5));
+    }
+    for (name, (set, chain)) in &sets {
+        for (mode, pick) in [("first", Pick::First), ("closest", Pick::Closest)] {
+            let config = SolverConfig::Geo(GeoOptions { pick });
+            bench_solve(
+                c,
+                &format!("solve/geo/{name}_{mode}"),
+                vec![solver(chain, config)],
+                set,
+            );
+        }
+        let mut all = solver(chain, SolverConfig::default_for(SolverKind::Geo));
+        let targets: Vec<Target> = set
+            .samples
+            .iter()
+            .take(ROTATION)
+            .map(|s| sample_target(s, false))
+            .collect();
+        let seed = set.seed("mid").expect("every set has a mid seed").to_vec();
+        let mut i = 0;
+        c.bench_function(&format!("solve_all/geo/{name}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % targets.len();
+                all.solve_all(black_box(&targets[i]), black_box(&seed))
+            })
+        });
+    }
+}
+
+criterion_group!(benches, model, solvers, geo);
 criterion_main!(benches);

@@ -15,8 +15,9 @@ use arm_ik::model::{Chain, JointKind};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
 /// Each file, and whether it is position-only.
-const SETS: [(&str, bool); 7] = [
+const SETS: [(&str, bool); 8] = [
     ("arm.json", false),
+    ("puma560.json", false),
     ("arm_position.json", true),
     ("leg.json", true),
     ("arm_paths.json", false),

@@ -27,6 +27,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let fits = Solver::new(&chain, SolverConfig::default_for(k), Common::default())
                 .map(|s| match &s {
                     Solver::Analytic(a) => a.geometry().to_string(),
+                    Solver::Geo(g) => g.structure().to_string(),
                     _ => String::new(),
                 })
                 .map_err(|e| e.to_string());
@@ -41,8 +42,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Each solver with whether it applies: the analytic solver's structure
-/// when it does, the reason when it does not.
+/// Each solver with whether it applies: the analytic and geo solvers'
+/// structure when it does, the reason when it does not.
 type Applies = [(SolverKind, Result<String, String>)];
 
 fn print_json(chain: &Chain, solvers: &Applies) -> anyhow::Result<()> {

@@ -3,7 +3,7 @@
 use super::robot::LinkArgs;
 use super::settings_args::SolverArgs;
 use super::{parse, values};
-use arm_ik::ik::{Solver, Target};
+use arm_ik::ik::{Solver, Target, joint_distance};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +28,10 @@ pub struct Args {
     /// (default: the middle of the limits).
     #[arg(long, allow_hyphen_values = true, value_delimiter = ',', value_parser = values::finite)]
     seed: Option<Vec<f64>>,
+    /// List every solution within the limits (solvers that know them all:
+    /// geo), nearest the seed first.
+    #[arg(long)]
+    all: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -42,6 +46,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let (config, common) = a.solver.config(&chain)?;
     let mut solver = Solver::new(&chain, config, common)?;
+    if a.all {
+        return all(&mut solver, &target, &seed, a.json);
+    }
     let start = std::time::Instant::now();
     let sol = solver.solve(&target, &seed)?;
     let elapsed = start.elapsed();
@@ -82,5 +89,56 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(super::EXIT_NOT_REACHED)
+    })
+}
+
+/// `--all`: every solution within the limits, or the solver's reason why
+/// it cannot list them.
+fn all(solver: &mut Solver, target: &Target, seed: &[f64], json: bool) -> anyhow::Result<ExitCode> {
+    let start = std::time::Instant::now();
+    let all = solver.solve_all(target, seed)?;
+    let elapsed = start.elapsed();
+    let chain = solver.chain();
+    if json {
+        let solutions: Vec<_> = all
+            .iter()
+            .map(|s| {
+                json!({
+                    "q": s.q,
+                    "distance": joint_distance(chain, &s.q, seed, &[]),
+                    "position_error": s.position_error,
+                    "orientation_error": s.orientation_error,
+                })
+            })
+            .collect();
+        let out = json!({
+            "solver": solver.kind().name(),
+            "joint_names": chain.joint_names(),
+            "count": all.len(),
+            "solutions": solutions,
+            "time_us": elapsed.as_secs_f64() * 1e6,
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
+    } else {
+        outln!(
+            "{}: {} solution(s) within the limits, nearest the seed first ({:.1} us)",
+            solver.kind(),
+            all.len(),
+            elapsed.as_secs_f64() * 1e6
+        )?;
+        outln!("  {}", chain.joint_names().join(" "))?;
+        for s in &all {
+            let q: Vec<String> = s.q.iter().map(|v| format!("{v:.6}")).collect();
+            outln!(
+                "  {}  |q - seed| {:.4}",
+                q.join(" "),
+                joint_distance(chain, &s.q, seed, &[])
+            )?;
+        }
+    }
+    Ok(if all.is_empty() {
+        ExitCode::from(super::EXIT_NOT_REACHED)
+    } else {
+        ExitCode::SUCCESS
     })
 }

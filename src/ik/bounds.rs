@@ -4,6 +4,7 @@
 
 use super::{IkError, Rng};
 use crate::model::{Chain, Joint, JointKind, wrap_angle};
+use std::f64::consts::TAU;
 
 /// How the solver may move one joint (per axis, as in the Unity Jacobian
 /// IK project): anywhere within its URDF limits, within a narrower range,
@@ -131,7 +132,6 @@ impl Bounds {
     /// value inside its bounds nearest `seed`: a UR5 joint ranges over two
     /// turns, and the solver may land a turn away from the seed.
     pub fn wind_toward(&self, q: &mut [f64], seed: &[f64]) {
-        use std::f64::consts::TAU;
         for (i, v) in q.iter_mut().enumerate() {
             let (lo, hi) = (self.lower[i], self.upper[i]);
             if !self.revolute[i] || hi - lo < TAU || !v.is_finite() || !seed[i].is_finite() {
@@ -181,6 +181,25 @@ impl Bounds {
     }
 }
 
+/// The 2π-equivalent of `angle` inside `[lo, hi]` closest to `near`, or
+/// failing that the one closest to the bounds (returned with its violation).
+pub(crate) fn fit_winding(angle: f64, near: f64, lo: f64, hi: f64) -> (f64, f64) {
+    let base = angle + ((near - angle) / TAU).round() * TAU;
+    if (lo..=hi).contains(&base) {
+        return (base, 0.0); // the usual case: the nearest turn is allowed
+    }
+    let mut best = (base, f64::INFINITY, f64::INFINITY);
+    for k in [-1.0, 0.0, 1.0] {
+        let v = base + k * TAU;
+        let violation = (v - v.clamp(lo, hi)).abs();
+        let dist = (v - near).abs();
+        if (violation, dist) < (best.1, best.2) {
+            best = (v, violation, dist);
+        }
+    }
+    (best.0, best.1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +213,16 @@ mod tests {
             </robot>"#
         );
         Chain::from_urdf_str(&xml, None, None).unwrap()
+    }
+
+    #[test]
+    fn winding_prefers_in_bounds_near_seed() {
+        let (v, viol) = fit_winding(3.0 - TAU, 2.5, -10.0, 10.0);
+        assert!((v - 3.0).abs() < 1e-12 && viol == 0.0);
+        let (v, viol) = fit_winding(2.0, 0.0, -1.0, 1.0);
+        assert!((v - 2.0).abs() < 1e-12 && (viol - 1.0).abs() < 1e-12);
+        let (v, _) = fit_winding(0.5, 0.0, f64::NEG_INFINITY, f64::INFINITY);
+        assert!((v - 0.5).abs() < 1e-12);
     }
 
     #[test]

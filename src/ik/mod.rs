@@ -15,6 +15,7 @@ mod analytic;
 mod bounds;
 mod ccd;
 mod fabrik;
+mod geo;
 mod geometry;
 mod heuristic;
 mod jacobian;
@@ -23,10 +24,13 @@ mod rng;
 mod solution;
 mod target;
 
-pub use analytic::{AnalyticOptions, AnalyticSolver, Bend, HipKnee, Layout, approach_pitch};
+pub use analytic::{
+    AXIS_TOLERANCE, AnalyticOptions, AnalyticSolver, Bend, HipKnee, Layout, approach_pitch,
+};
 pub use bounds::{Bounds, JointMode};
 pub use ccd::{CcdOptions, CcdSolver};
 pub use fabrik::{FabrikOptions, FabrikSolver};
+pub use geo::{Family, GeoOptions, GeoSolver, GeoStructure, INTERSECTION_TOLERANCE, Pick};
 pub use jacobian::{Closest, JacobianOptions, JacobianSolver, reach};
 pub use metric::{Tolerance, joint_distance, orientation_distance, rotation_error};
 pub use rng::Rng;
@@ -55,6 +59,10 @@ pub enum IkError {
     BadMode { joint: String, why: String },
     #[error("the {solver} solver does not fit this chain: {why}")]
     Unsupported { solver: &'static str, why: String },
+    #[error(
+        "the {solver} solver cannot list every solution: it finds one per solve (the geo solver lists them all on the 6R arms it fits)"
+    )]
+    CannotListAll { solver: &'static str },
     #[error("invalid {solver} option {option}: {why}")]
     BadOption {
         solver: &'static str,
@@ -70,14 +78,17 @@ pub enum SolverKind {
     Analytic,
     Ccd,
     Fabrik,
+    /// Closed form for 6R arms by subproblems (every solution).
+    Geo,
 }
 
 impl SolverKind {
-    pub const ALL: [SolverKind; 4] = [
+    pub const ALL: [SolverKind; 5] = [
         SolverKind::Jacobian,
         SolverKind::Analytic,
         SolverKind::Ccd,
         SolverKind::Fabrik,
+        SolverKind::Geo,
     ];
 
     pub fn name(self) -> &'static str {
@@ -86,6 +97,7 @@ impl SolverKind {
             SolverKind::Analytic => "analytic",
             SolverKind::Ccd => "ccd",
             SolverKind::Fabrik => "fabrik",
+            SolverKind::Geo => "geo",
         }
     }
 }
@@ -97,7 +109,7 @@ impl std::str::FromStr for SolverKind {
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| {
-                format!("unknown solver '{s}' (choose jacobian, analytic, ccd or fabrik)")
+                format!("unknown solver '{s}' (choose jacobian, analytic, ccd, fabrik or geo)")
             })
     }
 }
@@ -124,6 +136,7 @@ pub enum SolverConfig {
     Analytic(AnalyticOptions),
     Ccd(CcdOptions),
     Fabrik(FabrikOptions),
+    Geo(GeoOptions),
 }
 
 impl SolverConfig {
@@ -134,6 +147,7 @@ impl SolverConfig {
             SolverKind::Analytic => SolverConfig::Analytic(AnalyticOptions::default()),
             SolverKind::Ccd => SolverConfig::Ccd(CcdOptions::default()),
             SolverKind::Fabrik => SolverConfig::Fabrik(FabrikOptions::default()),
+            SolverKind::Geo => SolverConfig::Geo(GeoOptions::default()),
         }
     }
 
@@ -143,6 +157,7 @@ impl SolverConfig {
             SolverConfig::Analytic(_) => SolverKind::Analytic,
             SolverConfig::Ccd(_) => SolverKind::Ccd,
             SolverConfig::Fabrik(_) => SolverKind::Fabrik,
+            SolverConfig::Geo(_) => SolverKind::Geo,
         }
     }
 }
@@ -157,6 +172,7 @@ pub enum Solver {
     Analytic(Box<analytic::AnalyticSolver>),
     Ccd(ccd::CcdSolver),
     Fabrik(fabrik::FabrikSolver),
+    Geo(Box<geo::GeoSolver>),
 }
 
 impl Solver {
@@ -182,6 +198,7 @@ impl Solver {
             }
             SolverConfig::Ccd(o) => Solver::Ccd(ccd::CcdSolver::new(chain, o, common)?),
             SolverConfig::Fabrik(o) => Solver::Fabrik(fabrik::FabrikSolver::new(chain, o, common)?),
+            SolverConfig::Geo(o) => Solver::Geo(Box::new(geo::GeoSolver::new(chain, o, common)?)),
         })
     }
 
@@ -201,7 +218,28 @@ impl Solver {
             Solver::Analytic(s) => s.solve(target, seed),
             Solver::Ccd(s) => s.solve(target, seed),
             Solver::Fabrik(s) => s.solve(target, seed),
+            Solver::Geo(s) => s.solve(target, seed),
         })
+    }
+
+    /// Every solution within the limits that reaches `target` (nearest
+    /// `seed` first), for the solvers that know them all (geo); the others
+    /// say they cannot.
+    pub fn solve_all(&mut self, target: &Target, seed: &[f64]) -> Result<Vec<Solution>, IkError> {
+        target.validate()?;
+        let expected = self.chain().dof();
+        if seed.len() != expected {
+            return Err(IkError::SeedLength {
+                expected,
+                got: seed.len(),
+            });
+        }
+        match self {
+            Solver::Geo(s) => Ok(s.solve_all(target, seed)),
+            other => Err(IkError::CannotListAll {
+                solver: other.kind().name(),
+            }),
+        }
     }
 
     pub fn chain(&self) -> &Chain {
@@ -210,6 +248,7 @@ impl Solver {
             Solver::Analytic(s) => s.chain(),
             Solver::Ccd(s) => s.chain(),
             Solver::Fabrik(s) => s.chain(),
+            Solver::Geo(s) => s.chain(),
         }
     }
 
@@ -219,6 +258,7 @@ impl Solver {
             Solver::Analytic(_) => SolverKind::Analytic,
             Solver::Ccd(_) => SolverKind::Ccd,
             Solver::Fabrik(_) => SolverKind::Fabrik,
+            Solver::Geo(_) => SolverKind::Geo,
         }
     }
 }

@@ -5,7 +5,9 @@
 use super::structure::{HipKnee, cross2, rotate, rotate2};
 use crate::model::wrap_angle;
 use nalgebra::{Vector2, Vector3};
-use std::f64::consts::{PI, TAU};
+use std::f64::consts::PI;
+
+pub(super) use crate::ik::bounds::fit_winding;
 
 /// When the solver picks the pitch (position-only target, no pitch asked),
 /// the knee angle it aims at stays this far (rad) from the straight (and
@@ -283,38 +285,4 @@ pub(super) struct Candidate {
     pub(super) distance: f64,
     /// Planar angle of the wrist (`pitch0 - pitch`) the candidate was built for.
     pub(super) sigma: f64,
-}
-
-/// The 2π-equivalent of `angle` inside `[lo, hi]` closest to `near`, or
-/// failing that the one closest to the bounds (returned with its violation).
-pub(super) fn fit_winding(angle: f64, near: f64, lo: f64, hi: f64) -> (f64, f64) {
-    let base = angle + ((near - angle) / TAU).round() * TAU;
-    if (lo..=hi).contains(&base) {
-        return (base, 0.0); // the usual case: the nearest turn is allowed
-    }
-    let mut best = (base, f64::INFINITY, f64::INFINITY);
-    for k in [-1.0, 0.0, 1.0] {
-        let v = base + k * TAU;
-        let violation = (v - v.clamp(lo, hi)).abs();
-        let dist = (v - near).abs();
-        if (violation, dist) < (best.1, best.2) {
-            best = (v, violation, dist);
-        }
-    }
-    (best.0, best.1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn winding_prefers_in_bounds_near_seed() {
-        let (v, viol) = fit_winding(3.0 - TAU, 2.5, -10.0, 10.0);
-        assert!((v - 3.0).abs() < 1e-12 && viol == 0.0);
-        let (v, viol) = fit_winding(2.0, 0.0, -1.0, 1.0);
-        assert!((v - 2.0).abs() < 1e-12 && (viol - 1.0).abs() < 1e-12);
-        let (v, _) = fit_winding(0.5, 0.0, f64::NEG_INFINITY, f64::INFINITY);
-        assert!((v - 0.5).abs() < 1e-12);
-    }
 }

@@ -4,8 +4,8 @@
 use super::text::{JointClamp, JointWeight, bend_name};
 use super::{SettingError, positive};
 use crate::ik::{
-    AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, JacobianOptions, JointMode,
-    SolverConfig, SolverKind, Start, Tolerance,
+    AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, GeoOptions, JacobianOptions,
+    JointMode, Pick, SolverConfig, SolverKind, Start, Tolerance,
 };
 use crate::model::Chain;
 use std::time::Duration;
@@ -128,18 +128,27 @@ impl SolverSettings {
         Ok(())
     }
 
-    /// The closest mode is the Jacobian solver's (the analytic solver's
-    /// `bend: closest` already picks the answer nearest the seed); weights
-    /// only mean something with it.
+    /// The closest mode is the Jacobian and geo solvers' (the analytic
+    /// solver's `bend: closest` already picks the answer nearest the seed);
+    /// weights only mean something with it (and only to the Jacobian
+    /// solver: the geo solver's nearest answer is unweighted).
     fn check_closest(&self) -> Result<(), SettingError> {
-        if self.closest && self.solver != SolverKind::Jacobian {
+        if self.closest && !matches!(self.solver, SolverKind::Jacobian | SolverKind::Geo) {
             return Err(SettingError::new(
                 "closest",
                 true,
                 format!(
-                    "is an option of the jacobian solver, not {} (the analytic solver's bend closest picks the answer nearest the seed)",
+                    "is an option of the jacobian and geo solvers, not {} (the analytic solver's bend closest picks the answer nearest the seed)",
                     self.solver
                 ),
+            ));
+        }
+        if self.solver == SolverKind::Geo && !self.closest_weight.is_empty() {
+            let list: Vec<String> = self.closest_weight.iter().map(|w| w.to_string()).collect();
+            return Err(SettingError::new(
+                "closest_weight",
+                format!("'{}'", list.join(",")),
+                "is an option of the jacobian solver (the geo solver's nearest answer is unweighted)",
             ));
         }
         if !self.closest && !self.closest_weight.is_empty() {
@@ -221,6 +230,13 @@ impl SolverSettings {
                     ..defaults
                 })
             }
+            SolverKind::Geo => SolverConfig::Geo(GeoOptions {
+                pick: if self.closest {
+                    Pick::Closest
+                } else {
+                    Pick::First
+                },
+            }),
             SolverKind::Fabrik => {
                 let defaults = FabrikOptions::default();
                 SolverConfig::Fabrik(FabrikOptions {

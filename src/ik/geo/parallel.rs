@@ -1,0 +1,57 @@
+//! The UR-like family: joints 2, 3, 4 parallel, axes 5 and 6 intersecting
+//! (Elias and Wen's "three parallel, two intersecting" case).
+//!
+//! The parallel joints keep every vector's component along their axis, so
+//! the wrist position's component fixes joint 1 (subproblem 4) and the
+//! tool axis's component fixes joint 5 (subproblem 4); joint 6 follows
+//! from where the parallel axis lands in the tool (subproblem 1), the sum
+//! q2 + q3 + q4 from the remaining rotation, and the planar two-link from
+//! subproblems 3 and 1.
+
+use super::branches::Branches;
+use super::structure::GeoStructure;
+use super::{perpendicular, rot, sp1, sp1_degenerate, sp3, sp4};
+use nalgebra::{Matrix3, Vector3};
+
+/// Every branch for the tip at `pt` with rotation `rt`; `hint` decides
+/// the free angle at a wrist singularity (joint 6 at the hint's).
+pub fn solve(
+    s: &GeoStructure,
+    pt: &Vector3<f64>,
+    rt: &Matrix3<f64>,
+    hint: &[f64; 6],
+    out: &mut Branches,
+) {
+    let (h, p) = (&s.h, &s.p);
+    let r06 = rt * s.rm.transpose();
+    let w = pt - p[0] - r06 * p[6];
+    let k = h[1];
+    let (s3, s4) = (k.dot(&h[2]), k.dot(&h[3]));
+    let d1 = k.dot(&(p[1] + p[2] + p[3] + p[4]));
+    let (t1, n1, e1) = sp4(&k, &w, &h[0], d1);
+    let x = perpendicular(&k);
+    for &t in &t1[..n1] {
+        let q1 = -t;
+        let r1t = rot(&h[0], q1).transpose();
+        let r16 = r1t * r06;
+        let (q5s, n5, e5) = sp4(&k, &h[5], &h[4], k.dot(&(r16 * h[5])));
+        for &q5 in &q5s[..n5] {
+            let r5 = rot(&h[4], q5);
+            let from = r5.transpose() * k;
+            let q6 = if sp1_degenerate(&from, &h[5], 1e-9) {
+                hint[5]
+            } else {
+                -sp1(&from, &(r16.transpose() * k), &h[5])
+            };
+            let r234 = r16 * rot(&h[5], q6).transpose() * r5.transpose();
+            let q234 = sp1(&x, &(r234 * x), &k);
+            let v = r1t * w - p[1] - r234 * p[4];
+            let (q3s, n3, e3) = sp3(&p[3], &(-p[2]), &h[2], v.norm());
+            for &q3 in &q3s[..n3] {
+                let q2 = sp1(&(p[2] + rot(&h[2], q3) * p[3]), &v, &k);
+                let q4 = s4 * (q234 - q2 - s3 * q3);
+                out.push([q1, q2, q3, q4, q5, q6], e1 && e5 && e3);
+            }
+        }
+    }
+}
