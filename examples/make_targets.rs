@@ -8,7 +8,8 @@
 //! ```
 //!
 //! With `--paths P`, a path set instead: P continuous paths of n / P
-//! targets each ([`TargetSet::generate_paths`]).
+//! targets each ([`TargetSet::generate_paths`]); with `--track S`, P (`--paths`, default 1)
+//! smooth paths of S seconds at `--rate` Hz ([`TargetSet::generate_track`]).
 //!
 //! `tests/targets.rs` regenerates every committed set and fails when the
 //! files are out of date.
@@ -38,6 +39,13 @@ struct Args {
     /// neighbours at most 1 mm and 0.01 rad apart.
     #[arg(long)]
     paths: Option<usize>,
+    /// A track set instead: smooth paths of this many seconds (--paths of
+    /// them, default 1), sampled at --rate Hz (--n is ignored).
+    #[arg(long)]
+    track: Option<f64>,
+    /// With --track: targets per second.
+    #[arg(long, default_value_t = 20.0, requires = "track")]
+    rate: f64,
     #[arg(long)]
     output: PathBuf,
 }
@@ -49,6 +57,18 @@ fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let urdf = relative(&a.urdf, dir)?;
     let set = match a.paths {
+        _ if a.track.is_some() => {
+            let seconds = a.track.unwrap_or_default();
+            let paths = a.paths.unwrap_or(1);
+            if !(seconds > 0.0 && seconds <= 3600.0 && a.rate > 0.0 && a.rate <= 1000.0) {
+                anyhow::bail!("--track needs 0 < seconds <= 3600 and 0 < --rate <= 1000");
+            }
+            if paths == 0 {
+                anyhow::bail!("--paths must be at least 1");
+            }
+            let shape = (paths, seconds, a.rate);
+            TargetSet::generate_track(&chain, &urdf, shape, a.rng_seed, a.position_only)
+        }
         None => TargetSet::generate(&chain, &urdf, a.n, a.rng_seed, a.position_only),
         Some(0) => anyhow::bail!("--paths must be at least 1"),
         Some(p) => {

@@ -79,7 +79,7 @@ impl TargetSet {
         TargetSet::new(chain, urdf, rng_seed, position_only, spans, samples)
     }
 
-    fn new(
+    pub(super) fn new(
         chain: &Chain,
         urdf: &str,
         rng_seed: u64,
@@ -94,6 +94,7 @@ impl TargetSet {
             q,
         };
         TargetSet {
+            rate_hz: None,
             urdf: urdf.to_owned(),
             base_link: chain.base.clone(),
             tip_link: chain.tip.clone(),
@@ -119,7 +120,7 @@ impl TargetSet {
     }
 }
 
-fn ranges(chain: &Chain) -> Vec<(f64, f64)> {
+pub(super) fn ranges(chain: &Chain) -> Vec<(f64, f64)> {
     chain.joints.iter().map(|j| j.sample_range()).collect()
 }
 
@@ -128,7 +129,7 @@ fn draw(ranges: &[(f64, f64)], rng: &mut Rng) -> Vec<f64> {
 }
 
 /// The sample for configuration `q`: its tip pose.
-fn sample(chain: &Chain, q: Vec<f64>) -> Sample {
+pub(super) fn sample(chain: &Chain, q: Vec<f64>) -> Sample {
     let tip = chain.fk(&q);
     let r = UnitQuaternion::from_rotation_matrix(&tip.rotation);
     // q and -q are the same rotation; keep w >= 0 so files diff cleanly.
@@ -175,13 +176,13 @@ fn random_direction(rng: &mut Rng, dir: &mut [f64]) {
 
 /// A path turns when the smallest singular value of the task Jacobian
 /// falls below this fraction of the chain's reach (m per rad).
-const SINGULAR_FRACTION: f64 = 0.02;
+pub(super) const SINGULAR_FRACTION: f64 = 0.02;
 /// New directions tried before a path goes on into a singular region.
 const TURNS: usize = 100;
 
 /// The sum of the distances between successive joints and the tip at zero:
 /// an upper bound of how far the chain reaches.
-fn reach(chain: &Chain) -> f64 {
+pub(super) fn reach(chain: &Chain) -> f64 {
     let mut frames = Frames::new(chain);
     let tip = chain.joint_frames(&vec![0.0; chain.dof()], &mut frames);
     let mut points: Vec<_> = frames.origins.iter().map(|p| p.coords).collect();
@@ -191,7 +192,7 @@ fn reach(chain: &Chain) -> f64 {
 
 /// The smallest singular value of the Jacobian at `q` (position rows only
 /// for position targets).
-fn smallest_singular_value(chain: &Chain, q: &[f64], position_only: bool) -> f64 {
+pub(super) fn smallest_singular_value(chain: &Chain, q: &[f64], position_only: bool) -> f64 {
     let mut frames = Frames::new(chain);
     chain.jacobian(q, &mut frames);
     let rows = if position_only { 3 } else { 6 };

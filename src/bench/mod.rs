@@ -17,6 +17,7 @@ mod generate;
 mod kcompare;
 mod summary;
 mod targets;
+mod track;
 
 pub use clear::{CollisionFigures, clear_targets, run_clear};
 pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};

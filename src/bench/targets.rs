@@ -82,6 +82,11 @@ pub struct TargetSet {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<PathSpan>,
     pub samples: Vec<Sample>,
+    /// Track sets ([`TargetSet::generate_track`]): the samples are one
+    /// continuous path published at this rate (Hz), replayed through the
+    /// node core in time; `None`: targets or paths solved one by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_hz: Option<f64>,
     /// Where the file was read from (filled in by [`TargetSet::load`]).
     #[serde(skip)]
     pub path: PathBuf,

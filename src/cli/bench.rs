@@ -2,13 +2,14 @@
 //! in `../shared/targets/README.md`, or paths).
 
 use super::collision_args::WorldArgs;
-use super::settings_args::{SolverArgs, flag_usage};
+use super::settings_args::{SolverArgs, flag_error, flag_usage};
 use super::stop::Stop;
 use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::collision;
 use arm_ik::ik::Solver;
 use arm_ik::model::Chain;
+use arm_ik::node::{NodeConfig, NodeCore, NodeSettings, track};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,10 +25,11 @@ pub struct Args {
     urdf: Option<PathBuf>,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Named seed every query starts from (targets protocol; a path starts
-    /// where its file says).
-    #[arg(long, default_value = "mid")]
-    seed_name: String,
+    /// Named seed every query starts from (targets protocol, default
+    /// mid); a path starts where its file says, and a track (a set with a
+    /// rate) where its file says unless a seed is named here.
+    #[arg(long)]
+    seed_name: Option<String>,
     /// Also run another solver on the same targets in the same run: `k`.
     #[arg(long)]
     compare: Option<String>,
@@ -78,8 +80,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             chain.joint_names()
         );
     }
-    let seed = set.seed(&a.seed_name)?.to_vec();
     let options = a.world.options(a.collision).map_err(flag_usage)?;
+    if set.rate_hz.is_some() {
+        return run_track(&a, &set, &chain, options);
+    }
+    let seed_name = a.seed_name.as_deref().unwrap_or("mid");
+    let seed = set.seed(seed_name)?.to_vec();
     let mut world = match a.collision || a.clear_targets {
         true => Some(collision::build(&chain, &options)?),
         false => None,
@@ -140,7 +146,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let raw = json!({
             "solver": ours.solver,
             "arm": set.name(),
-            "seed": a.seed_name,
+            "seed": seed_name,
             "protocol": ours.protocol,
             "records": records,
         });
@@ -157,7 +163,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         outln!("{}", serde_json::to_string(&out)?)?;
     } else {
-        print_table(&ours, other.as_ref(), &a.seed_name)?;
+        print_table(&ours, other.as_ref(), seed_name)?;
     }
     if stop.requested() {
         let n = set.samples.len();
@@ -169,6 +175,119 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         return Ok(stop.report("bench", &kept));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The track protocol ([`arm_ik::node::track`]): the set streamed into the
+/// node core at its rate, the core starting at the path's start (the arm's
+/// known pose) or at the named seed.
+fn run_track(
+    a: &Args,
+    set: &TargetSet,
+    chain: &Chain,
+    collision: arm_ik::collision::CollisionOptions,
+) -> anyhow::Result<ExitCode> {
+    let settings = NodeSettings {
+        solver: a.solver.settings().map_err(flag_usage)?,
+        collision,
+        ..NodeSettings::default()
+    };
+    let (solver, common) = settings.solver_config(chain).map_err(flag_error)?;
+    let config = settings.node_config(chain).map_err(flag_error)?;
+    let from = match &a.seed_name {
+        Some(name) => format!("seed '{name}'"),
+        None => "each path's start".to_owned(),
+    };
+    let stop = Stop::on_signals()?;
+    let mut all = Vec::with_capacity(set.paths.len());
+    let mut node_rate = 0.0;
+    for (k, path) in set.paths.iter().enumerate() {
+        let start = match &a.seed_name {
+            Some(name) => set.seed(name)?.to_vec(),
+            None => path.start.clone(),
+        };
+        let config = NodeConfig {
+            initial: Some(start),
+            ..config.clone()
+        };
+        let mut core =
+            NodeCore::with_virtual_servos(chain, solver.clone(), common.clone(), config)?;
+        node_rate = core.config().rate_hz;
+        all.push(track::replay_track(&mut core, set, k, stop.flag()));
+        if stop.requested() {
+            break;
+        }
+    }
+    let rate = set.rate_hz.unwrap_or_default();
+    let total = track::TrackFigures::merge(&all);
+    if a.json {
+        let mut out = serde_json::to_value(&total)?;
+        out["arm"] = json!(set.name());
+        out["solver"] = json!(settings.solver.solver.name());
+        out["rate_hz"] = json!(rate);
+        out["node_rate_hz"] = json!(node_rate);
+        out["paths"] = serde_json::to_value(&all)?;
+        outln!("{}", serde_json::to_string(&out)?)?;
+    } else {
+        print_track(set, &all, &total, node_rate, &from)?;
+    }
+    if stop.requested() {
+        return Ok(stop.report("bench", ""));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The track figures, one row per path and one for them all.
+fn print_track(
+    set: &TargetSet,
+    all: &[track::TrackFigures],
+    total: &track::TrackFigures,
+    node_rate: f64,
+    from: &str,
+) -> std::io::Result<()> {
+    let rate = set.rate_hz.unwrap_or_default();
+    let seconds = set.paths.first().map_or(0.0, |p| p.len as f64 / rate);
+    outln!(
+        "track {}: {} paths of {seconds:.0} s at {rate} Hz, node at {node_rate} Hz, each from {from}",
+        set.name(),
+        set.paths.len(),
+    )?;
+    outln!(
+        "{:>5} {:>8} {:>9} {:>13} {:>6} {:>9} {:>6} {:>9} {:>8} {:>8}",
+        "path",
+        "reached",
+        "on_path_s",
+        "worst_lag_mm",
+        "at_s",
+        "max_step",
+        "jumps",
+        "tick_step",
+        "p50_us",
+        "p99_us"
+    )?;
+    let rows = all.iter().enumerate().map(|(k, f)| (k.to_string(), f));
+    for (name, f) in rows.chain(std::iter::once(("all".to_owned(), total))) {
+        let on_path = f
+            .on_path_at
+            .map_or_else(|| "never".to_owned(), |t| format!("{t:.2}"));
+        outln!(
+            "{name:>5} {:>7.2}% {:>9} {:>13.1} {:>6.2} {:>9.4} {:>6} {:>9.4} {:>8.1} {:>8.1}",
+            100.0 * f.reached as f64 / f.targets.max(1) as f64,
+            on_path,
+            f.worst_lag * 1e3,
+            f.worst_lag_at,
+            f.largest_step,
+            f.jumps,
+            f.largest_tick_step,
+            f.solve_p50_us,
+            f.solve_p99_us
+        )?;
+    }
+    outln!(
+        "worst_lag: tip to the latest target once within {:.0} mm of it; max_step: largest \
+         change of one joint between answers; jumps: answers moving a joint more than \
+         {STEP_LIMIT} rad; tick_step: largest change in one tick",
+        track::ON_PATH * 1e3
+    )
 }
 
 /// The figures as a table, one row per solver.

@@ -43,6 +43,7 @@ pub mod settings;
 pub mod status;
 pub mod steer;
 pub mod teleop;
+pub mod track;
 pub mod trajectory;
 
 pub use command::{Command, Refused};

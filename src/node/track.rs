@@ -1,0 +1,171 @@
+//! The track protocol of `arm_ik bench`: a long path sampled in time
+//! ([`TargetSet::generate_track`]) streamed into the node core as a program
+//! publishing targets would, the core ticking at its own rate in between.
+//! It measures what a user of the node sees: how far the tip trails the
+//! latest target once the arm is on the path, and whether the answers ever
+//! jump (a reconfiguration: the arm swinging to another branch).
+
+use super::core::NodeCore;
+use super::msg::TargetMsg;
+use super::status::SolveOutcome;
+use crate::bench::{STEP_LIMIT, TargetSet, largest_step, percentile};
+use crate::servo::ServoOutput;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// The arm counts as on the path from the first tick its tip is this close
+/// to the latest target (m).
+pub const ON_PATH: f64 = 0.01;
+
+/// What one track run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrackFigures {
+    /// Targets published, and ticks run.
+    pub targets: usize,
+    pub ticks: usize,
+    /// Targets solved and followed (converged or a usable best effort).
+    pub reached: usize,
+    /// When the tip first came within [`ON_PATH`] of the latest target (s);
+    /// `None`: never.
+    pub on_path_at: Option<f64>,
+    /// From then on: the largest distance from the tip to the latest
+    /// target (m), and when (s).
+    pub worst_lag: f64,
+    pub worst_lag_at: f64,
+    /// The largest change of one joint between two successive answers
+    /// (rad or m), and how many changed a joint by more than
+    /// [`STEP_LIMIT`]: each a reconfiguration.
+    pub largest_step: f64,
+    pub jumps: usize,
+    /// The largest change of one joint commanded in one tick.
+    pub largest_tick_step: f64,
+    /// Wall time of the ticks that solved a target (µs).
+    pub solve_p50_us: f64,
+    pub solve_p99_us: f64,
+    /// The solving ticks' wall times (s), for [`TrackFigures::merge`].
+    #[serde(skip)]
+    solve_times: Vec<f64>,
+}
+
+impl TrackFigures {
+    /// The figures of several tracks as one: counts added, the worst of
+    /// each worst, the percentiles over every solve.
+    pub fn merge(all: &[TrackFigures]) -> TrackFigures {
+        let mut times: Vec<f64> = all.iter().flat_map(|f| f.solve_times.clone()).collect();
+        let worst = all
+            .iter()
+            .max_by(|a, b| a.worst_lag.total_cmp(&b.worst_lag));
+        TrackFigures {
+            targets: all.iter().map(|f| f.targets).sum(),
+            ticks: all.iter().map(|f| f.ticks).sum(),
+            reached: all.iter().map(|f| f.reached).sum(),
+            on_path_at: all
+                .iter()
+                .map(|f| f.on_path_at)
+                .try_fold(0.0f64, |m, t| t.map(|t| m.max(t))),
+            worst_lag: worst.map_or(0.0, |f| f.worst_lag),
+            worst_lag_at: worst.map_or(0.0, |f| f.worst_lag_at),
+            largest_step: all.iter().map(|f| f.largest_step).fold(0.0, f64::max),
+            jumps: all.iter().map(|f| f.jumps).sum(),
+            largest_tick_step: all.iter().map(|f| f.largest_tick_step).fold(0.0, f64::max),
+            solve_p50_us: percentile(&mut times, 0.5) * 1e6,
+            solve_p99_us: percentile(&mut times, 0.99) * 1e6,
+            solve_times: times,
+        }
+    }
+}
+
+/// Streams the samples of `set`'s path number `path` into `core` at the
+/// set's rate (the first at 0 s) and ticks the core at its own rate until
+/// the last target has been followed for one second more. The core should
+/// start where the path starts (its `start`, the arm's known pose) or
+/// wherever the caller wants to show the start from. Setting `stop` ends
+/// the run early.
+pub fn replay_track<S: ServoOutput>(
+    core: &mut NodeCore<S>,
+    set: &TargetSet,
+    path: usize,
+    stop: &AtomicBool,
+) -> TrackFigures {
+    let first: usize = set.paths[..path].iter().map(|p| p.len).sum();
+    let samples = &set.samples[first..first + set.paths[path].len];
+    let rate = set.rate_hz.unwrap_or(20.0);
+    let dt = 1.0 / core.config().rate_hz;
+    let dof = core.layout().dof();
+    let end = samples.len() as f64 / rate + 1.0;
+    let mut f = TrackFigures {
+        targets: 0,
+        ticks: 0,
+        reached: 0,
+        on_path_at: None,
+        worst_lag: 0.0,
+        worst_lag_at: 0.0,
+        largest_step: 0.0,
+        jumps: 0,
+        largest_tick_step: 0.0,
+        solve_p50_us: f64::NAN,
+        solve_p99_us: f64::NAN,
+        solve_times: Vec::new(),
+    };
+    let mut previous_goal: Option<Vec<f64>> = None;
+    let mut last = core.motion().position()[..dof].to_vec();
+    let mut solve_times = Vec::with_capacity(samples.len());
+    let mut latest = None;
+    let mut next = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let now = f.ticks as f64 * dt;
+        if now > end {
+            break;
+        }
+        while next < samples.len() && next as f64 / rate <= now + 1e-9 {
+            let s = &samples[next];
+            let msg = TargetMsg {
+                stamp: 0.0,
+                frame_id: String::new(),
+                position: s.position,
+                orientation: (!set.position_only).then_some(s.quaternion),
+            };
+            core.on_target(&msg, now);
+            latest = Some(nalgebra::Vector3::from(s.position));
+            next += 1;
+            f.targets += 1;
+        }
+        let t0 = Instant::now();
+        let tick = core.tick(now);
+        let took = t0.elapsed().as_secs_f64();
+        f.ticks += 1;
+        if let Some(out) = &tick.solve {
+            solve_times.push(took);
+            if let SolveOutcome::Reached { .. } = out {
+                f.reached += 1;
+                let goal = core.motion().goal()[..dof].to_vec();
+                if let Some(p) = &previous_goal {
+                    let step = largest_step(core.chain(), p, &goal);
+                    f.largest_step = f.largest_step.max(step);
+                    f.jumps += usize::from(step > STEP_LIMIT);
+                }
+                previous_goal = Some(goal);
+            }
+        }
+        let q = &core.motion().position()[..dof];
+        f.largest_tick_step = f
+            .largest_tick_step
+            .max(largest_step(core.chain(), &last, q));
+        last.copy_from_slice(q);
+        if let Some(target) = &latest {
+            let lag = (core.tip_pose().translation.vector - target).norm();
+            if f.on_path_at.is_none() && lag <= ON_PATH {
+                f.on_path_at = Some(now);
+            }
+            if f.on_path_at.is_some() && lag > f.worst_lag {
+                f.worst_lag = lag;
+                f.worst_lag_at = now;
+            }
+        }
+    }
+    f.solve_p50_us = percentile(&mut solve_times, 0.5) * 1e6;
+    f.solve_p99_us = percentile(&mut solve_times, 0.99) * 1e6;
+    f.solve_times = solve_times;
+    f
+}
