@@ -4,6 +4,7 @@
 
 use super::bag_source::BagSource;
 use super::input::{Input, Poll};
+use super::leader_source::LeaderSource;
 use super::lines::{InputError, Line, READ_AHEAD};
 use crate::node::{Command, FigureEight, TargetMsg};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +24,8 @@ pub enum Source {
     Lines(LineSource),
     /// Targets from a bag at their recorded timing.
     Bag(Box<BagSource>),
+    /// A leader arm read at every tick, and command lines beside it.
+    Leader(Box<LeaderSource>),
 }
 
 /// JSON lines read on their own thread.
@@ -39,7 +42,7 @@ impl LineSource {
         LineSource { rx, lockstep }
     }
 
-    fn poll(&mut self, stop: &AtomicBool, take: &mut impl FnMut(Input)) -> Poll {
+    pub(super) fn poll(&mut self, stop: &AtomicBool, take: &mut impl FnMut(Input)) -> Poll {
         let mut taken = 0usize;
         loop {
             let item = if self.lockstep {
@@ -104,6 +107,7 @@ impl Source {
             }
             Source::Lines(lines) => lines.poll(stop, take),
             Source::Bag(bag) => bag.poll(now, take),
+            Source::Leader(leader) => leader.poll(now, stop, take),
         }
     }
 
