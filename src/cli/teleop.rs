@@ -172,7 +172,7 @@ fn open_leader(
             cal.protocol.name
         );
     }
-    let mut leader = SerialServo::open_paced(&a.leader_port, cal, rate_hz).map_err(|e| {
+    let mut leader = SerialServo::open_paced(&a.leader_port, cal, rate_hz, true).map_err(|e| {
         anyhow::anyhow!(
             "--leader-port: cannot start the link on {}: {e}",
             a.leader_port

@@ -190,7 +190,7 @@ fn serial(
         .collect();
     let servo = match pacing {
         Pacing::Own => SerialServo::open(port, cal),
-        Pacing::Ticks { rate_hz } => SerialServo::open_paced(port, cal, rate_hz),
+        Pacing::Ticks { rate_hz } => SerialServo::open_paced(port, cal, rate_hz, false),
     }
     .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
     Ok((Output::Serial(Box::new(servo)), warnings))

@@ -242,6 +242,20 @@ impl<R: StatusStream> Servos<R> {
         self.awaiting[k] = self.latest && !self.pending[k].is_empty();
     }
 
+    /// How long a tick's [`collect`](Self::collect) waits for its replies,
+    /// `window` as a rule. Waiting for the latest read only, and while
+    /// every servo has been answering, it waits up to the reply timeout
+    /// instead: replies are then surely coming, and one that is late
+    /// (a busy machine, a slow adapter) delays the tick rather than
+    /// turning into a frame lost; a servo gone quiet gets `window`.
+    pub fn window(&self, window: Duration) -> Duration {
+        if self.latest && self.all_heard_within(self.reply_timeout, Instant::now()) {
+            self.reply_timeout.max(window)
+        } else {
+            window
+        }
+    }
+
     /// A [`collect`](Self::collect) waits for the answers to the latest
     /// read, a late one to an earlier read not ending the wait: what a
     /// link paced by its caller wants (the caller waits for this tick's

@@ -326,9 +326,10 @@ impl DynamixelSession {
         self.bus.ask_all();
         let mut got = false;
         let readings = &mut self.readings;
+        let window = self.bus.window(self.collect);
         self.bus.collect(
             io,
-            self.collect,
+            window,
             |bus, k, s, now| match k {
                 Some(k) if readings.take(k, s.error, &s.params) => {
                     bus.answered(k);

@@ -234,9 +234,10 @@ impl FeetechSession {
         let (mut asked, mut got) = (0, false);
         let readings = &mut self.readings;
         let next_read = &mut self.next_read;
+        let window = self.bus.window(self.collect);
         self.bus.collect(
             io,
-            self.collect,
+            window,
             |bus, k, s, _| {
                 if let Some(k) = k.filter(|&k| readings.take(k, &s)) {
                     bus.answered(k);

@@ -64,24 +64,28 @@ impl SerialServo {
     /// Starts the link on `port` paced by the caller at `rate_hz` (which
     /// replaces `link.rate_hz`): each [`command`](ServoOutput::command)
     /// sends its frame at once (goals, then the read of present positions)
-    /// and returns when the frame is done: within half a period, or, on a
-    /// machine too busy to run the link thread, at most the reply timeout
-    /// later; see [`fresh`](Self::fresh). What teleoperation's loop runs on: the
+    /// and returns when the frame is done: as soon as the servos answered,
+    /// at most twice the reply timeout and a period later; see
+    /// [`fresh`](Self::fresh). What teleoperation's loop runs on: the
     /// leader read and the follower written in the same period.
+    ///
+    /// `fresh_reads`: each frame's read waits for its own replies (a
+    /// leader, whose positions are the frame); otherwise it keeps what
+    /// answers within a few milliseconds, as on the link's own clock (a
+    /// follower, whose write is what the frame is for).
     pub fn open_paced(
         port: &str,
         mut cal: Calibration,
         rate_hz: f64,
+        fresh_reads: bool,
     ) -> Result<SerialServo, OpenError> {
         cal.link.rate_hz = rate_hz;
-        cal.link.paced = true;
-        // The frame itself takes at most half a period (the reply window);
-        // waiting up to the reply timeout for the link thread as well, a
-        // busy machine delays a frame rather than dropping one.
-        let wait = cal
-            .link
-            .reply_timeout
-            .max(Duration::from_secs_f64(1.0 / rate_hz));
+        cal.link.paced = fresh_reads;
+        // A frame's read waits up to the reply timeout for servos that
+        // have been answering (half a period for a quiet one); waiting for
+        // the link thread as long again, a busy machine delays a frame
+        // rather than dropping one.
+        let wait = 2 * cal.link.reply_timeout + Duration::from_secs_f64(1.0 / rate_hz);
         let mut s = SerialServo::start(port, cal, Pacing::Caller)?;
         s.exchange = Some(wait);
         Ok(s)
