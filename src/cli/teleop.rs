@@ -107,11 +107,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // beside the leader's frames; the end of stdin ends nothing.
     let stdin = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
     let led = map.pairs.iter().map(|(i, f, _)| (*i, f.clone())).collect();
-    let mut source = Source::Leader(Box::new(LeaderSource::new(
-        leader,
-        led,
-        Some(LineSource::new(stdin, false)),
-    )));
+    let mut source = Source::Leader {
+        leader: Box::new(LeaderSource::new(leader, led)),
+        lines: Some(LineSource::new(stdin, false)),
+    };
     let opts = RunOptions {
         clock: Clock::Wall,
         duration: a.duration,
@@ -123,7 +122,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let signalled = signals.requested();
     stop.store(true, Ordering::Relaxed);
     let leader_status = match &source {
-        Source::Leader(l) => Some((l.link().to_string(), l.frames, l.missed)),
+        Source::Leader { leader: l, .. } => Some((l.link().to_string(), l.frames, l.missed)),
         _ => None,
     };
     drop(source);

@@ -5,21 +5,16 @@
 //! is written in that tick: no clock of the leader's own to wait for, and
 //! no reading replaced before the follower got it.
 
-use super::input::{Input, Poll};
-use super::source::LineSource;
+use super::input::Input;
 use crate::node::{Command, LeaderMsg};
 use crate::servo::{SerialServo, ServoOutput};
-use std::sync::atomic::AtomicBool;
 
-/// The leader's servos (relaxed, paced by the loop) and the commands typed
-/// beside them.
+/// The leader's servos (relaxed, paced by the loop).
 pub struct LeaderSource {
     leader: SerialServo,
     /// (leader axis, follower joint name) of each joint it leads.
     axes: Vec<usize>,
     names: Vec<String>,
-    /// Command lines (stdin): relax, enable, ... Their end ends nothing.
-    lines: Option<LineSource>,
     /// Ticks whose read gave a frame, and ticks whose read did not (link
     /// down, servos silent, a read not answered within the period).
     pub frames: u64,
@@ -29,17 +24,12 @@ pub struct LeaderSource {
 impl LeaderSource {
     /// `leader` paced by the loop; `led`: (leader axis, follower joint
     /// name) of each joint it leads.
-    pub fn new(
-        leader: SerialServo,
-        led: Vec<(usize, String)>,
-        lines: Option<LineSource>,
-    ) -> LeaderSource {
+    pub fn new(leader: SerialServo, led: Vec<(usize, String)>) -> LeaderSource {
         let (axes, names) = led.into_iter().unzip();
         LeaderSource {
             leader,
             axes,
             names,
-            lines,
             frames: 0,
             missed: 0,
         }
@@ -51,14 +41,8 @@ impl LeaderSource {
     }
 
     /// Reads the leader now (one exchange on its bus) and hands `take` its
-    /// pose as a `leader` frame when the read came back whole, then the
-    /// command lines that arrived since the last tick.
-    pub(super) fn poll(
-        &mut self,
-        now: f64,
-        stop: &AtomicBool,
-        take: &mut impl FnMut(Input),
-    ) -> Poll {
+    /// pose as a `leader` frame when the read came back whole.
+    pub(super) fn poll(&mut self, now: f64, take: &mut impl FnMut(Input)) {
         // Relaxed, this writes nothing: the frame is only the read.
         self.leader.command(&[], now);
         let reading = self
@@ -81,11 +65,5 @@ impl LeaderSource {
             }
             None => self.missed += 1,
         }
-        if let Some(lines) = &mut self.lines
-            && lines.poll(stop, take) == Poll::Ended
-        {
-            self.lines = None;
-        }
-        Poll::More
     }
 }

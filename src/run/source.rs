@@ -24,8 +24,12 @@ pub enum Source {
     Lines(LineSource),
     /// Targets from a bag at their recorded timing.
     Bag(Box<BagSource>),
-    /// A leader arm read at every tick, and command lines beside it.
-    Leader(Box<LeaderSource>),
+    /// A leader arm read at every tick, and command lines (stdin: relax,
+    /// enable, ...) beside it, whose end ends nothing.
+    Leader {
+        leader: Box<LeaderSource>,
+        lines: Option<LineSource>,
+    },
 }
 
 /// JSON lines read on their own thread.
@@ -107,7 +111,15 @@ impl Source {
             }
             Source::Lines(lines) => lines.poll(stop, take),
             Source::Bag(bag) => bag.poll(now, take),
-            Source::Leader(leader) => leader.poll(now, stop, take),
+            Source::Leader { leader, lines } => {
+                leader.poll(now, take);
+                if let Some(l) = lines
+                    && l.poll(stop, take) == Poll::Ended
+                {
+                    *lines = None;
+                }
+                Poll::More
+            }
         }
     }
 
