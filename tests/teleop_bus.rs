@@ -3,8 +3,9 @@
 //! 1 Mbaud): the leader is relaxed and never written a goal, the follower
 //! comes to the leader's pose, a fast yank of the leader is followed no
 //! faster than the follower's speed limit, the gripper follows, and a
-//! silent leader makes the follower hold and say so; a PWM leader is
-//! refused. Needs `python3` (SKIP without it, unless `CI` is set).
+//! silent leader makes the follower hold and say so; every frame read
+//! from the leader is written to the follower (one loop per frame); a PWM
+//! leader is refused. Needs `python3` (SKIP without it, unless `CI` is set).
 #![cfg(feature = "app")]
 
 mod common;
@@ -34,9 +35,14 @@ fn config(dir: &Path) -> String {
 }
 
 fn start(dir: &Path, name: &str, present: &str) -> (Sim, String) {
+    start_with(dir, name, present, &[])
+}
+
+fn start_with(dir: &Path, name: &str, present: &str, more: &[&str]) -> (Sim, String) {
     let link = dir.join(name);
     let log = dir.join(format!("{name}.jsonl"));
-    let args = ["--ids", "1,2,3,4,5,6", "--present", present];
+    let mut args = vec!["--ids", "1,2,3,4,5,6", "--present", present];
+    args.extend(more);
     let sim = Sim::start("feetech_bus.py", &log, &args);
     sim.plug(&link);
     (sim, link.to_str().unwrap().to_string())
@@ -181,6 +187,72 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
             "torque on for leader id {id}"
         );
     }
+}
+
+/// (time, value) of the log entries of servo 1 that have `key`.
+fn logged(sim: &Sim, key: &str) -> Vec<(f64, i64)> {
+    sim.events()
+        .iter()
+        .filter(|e| e["id"] == 1)
+        .filter_map(|e| Some((e["t"].as_f64()?, e.get(key)?.as_i64()?)))
+        .collect()
+}
+
+#[test]
+fn every_frame_read_from_the_leader_is_written_to_the_follower() {
+    if !have_python() {
+        return;
+    }
+    let dir = TempDir::new("teleop-frames");
+    let cfg = config(dir.path());
+    // A hand moves the leader's base one tick at every read, back and
+    // forth over 100 ticks: every frame teleop reads is a value of its
+    // own, and at 50 Hz its turns stay within the follower's limits.
+    let pose = "1800,2048,2048,2048,2048,2048";
+    let (leader, leader_port) = start_with(dir.path(), "leader", pose, &["--hand", "1:1800:1900"]);
+    let (follower, follower_port) = start(dir.path(), "follower", pose);
+    let child = common::spawn_arm_ik(
+        &[
+            "teleop",
+            "--leader",
+            &cfg,
+            "--leader-port",
+            &leader_port,
+            "--follower",
+            &cfg,
+            "--follower-port",
+            &follower_port,
+            "--duration",
+            "5",
+        ],
+        &common::project_dir(),
+    );
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let reads = logged(&leader, "read");
+    let written = logged(&follower, "goal");
+    assert!(!reads.is_empty(), "the leader was never read");
+    // After the links are up and the approach is done, until shortly
+    // before the end: each value read is written to the follower (within
+    // 0.5 s, as late as a busy machine may make it), a turn included.
+    let (from, to) = (reads[0].0 + 1.5, reads[reads.len() - 1].0 - 0.5);
+    let timed: Vec<_> = reads.iter().filter(|r| (from..to).contains(&r.0)).collect();
+    assert!(timed.len() >= 100, "{} frames read: {said}", timed.len());
+    let lost: Vec<_> = timed
+        .iter()
+        .filter(|(t, v)| {
+            !written
+                .iter()
+                .any(|(tw, w)| w == v && (*t..t + 0.5).contains(tw))
+        })
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {} frames never written: {lost:?}",
+        lost.len(),
+        timed.len()
+    );
 }
 
 #[test]

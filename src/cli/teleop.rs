@@ -1,9 +1,11 @@
 //! `arm_ik teleop`: a leader arm moved by hand drives the follower, as
-//! LeRobot's teleoperation does, without ROS. The leader's servos are
-//! relaxed (torque off) and read every period on their own thread; each
-//! reading becomes a `leader` command of the follower's node core, which
-//! approaches the leader's pose at the start-up speed, then follows within
-//! its limits and holds when the leader falls silent. This file wires
+//! LeRobot's teleoperation does, without ROS. One synchronous loop per
+//! period: the leader's servos (relaxed, torque off) are read with one
+//! sync read, the reading becomes a `leader` command of the follower's
+//! node core, whose tick (limiter, collision guard; the approach at the
+//! start-up speed; the hold when the leader falls silent) writes the
+//! follower with one sync write. Both links are paced by that loop, so a
+//! reading reaches the follower in the period it was read. This file wires
 //! flags, the leader's link and the library's run loop.
 
 use super::robot::RobotArgs;
@@ -12,19 +14,15 @@ use super::settings_args::{NodeArgs, SolverArgs};
 use super::stop::Stop;
 use super::values;
 use anyhow::Context as _;
-use arm_ik::node::teleop::names::{NameMap, match_names, parse_map};
-use arm_ik::node::{Command, JointLayout, LeaderMsg, TeleopSettings};
-use arm_ik::run::{Clock, Line, LineSource, READ_AHEAD, RunOptions, Source};
+use arm_ik::node::teleop::names::{match_names, parse_map};
+use arm_ik::node::{JointLayout, TeleopSettings};
+use arm_ik::run::{Clock, LeaderSource, LineSource, RunOptions, Source};
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::{SerialServo, ServoOutput};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -74,8 +72,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => chain.clone(),
     };
     let settings = a.node.node_settings(&a.solver)?;
-    let leader = open_leader(&a, &leader_chain)?;
-    let built = arm_ik::run::build_on_port(&settings, &chain, &a.follower, &a.follower_port, None)
+    let leader = open_leader(&a, &leader_chain, settings.motion.rate_hz)?;
+    let built = arm_ik::run::build_paced_on_port(&settings, &chain, &a.follower, &a.follower_port)
         .map_err(flags)?;
     for w in &built.warnings {
         errln!("arm_ik teleop: warning: {w}");
@@ -105,11 +103,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     );
     let signals = Stop::on_signals()?;
     let stop = signals.shared();
-    let period = core.motion().period();
-    let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD);
-    forward_stdin(tx.clone());
-    let reader = spawn_leader(leader, map, period, stop.clone(), tx);
-    let mut source = Source::Lines(LineSource::new(rx, false));
+    // Command lines typed on stdin (relax, enable) reach the follower
+    // beside the leader's frames; the end of stdin ends nothing.
+    let stdin = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
+    let led = map.pairs.iter().map(|(i, f, _)| (*i, f.clone())).collect();
+    let mut source = Source::Leader {
+        leader: Box::new(LeaderSource::new(leader, led)),
+        lines: Some(LineSource::new(stdin, false)),
+    };
     let opts = RunOptions {
         clock: Clock::Wall,
         duration: a.duration,
@@ -118,10 +119,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let mut printer = Printer::new("teleop", false, opts.duration);
     let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
     printer.finish();
-    // Whether a signal ended the run, before the flag also stops the reader.
     let signalled = signals.requested();
     stop.store(true, Ordering::Relaxed);
-    let leader_status = reader.join().ok();
+    let leader_status = match &source {
+        Source::Leader { leader: l, .. } => Some((l.link().to_string(), l.frames, l.missed)),
+        _ => None,
+    };
+    drop(source);
     let taught = taught(&core.status().teach);
     let teleop = core.status().teach.teleop.clone();
     drop(core);
@@ -134,8 +138,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             t.frames, t.approaches, t.silences
         )?;
     }
-    if let Some(s) = leader_status {
-        writeln!(out, "leader link: {s}")?;
+    if let Some((link, frames, missed)) = leader_status {
+        writeln!(
+            out,
+            "leader link: {link}; {frames} reads gave a frame, {missed} did not"
+        )?;
     }
     for line in &taught.lines {
         writeln!(out, "{line}")?;
@@ -147,9 +154,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(verdict("teleop", &summary))
 }
 
-/// The leader's servos on `--leader-port`, relaxed: refused when its
-/// protocol cannot report positions (hobby servos behind the PWM bridge).
-fn open_leader(a: &Args, chain: &arm_ik::model::Chain) -> anyhow::Result<SerialServo> {
+/// The leader's servos on `--leader-port`, relaxed, their link paced by
+/// the run loop at `rate_hz`: refused when its protocol cannot report
+/// positions (hobby servos behind the PWM bridge).
+fn open_leader(
+    a: &Args,
+    chain: &arm_ik::model::Chain,
+    rate_hz: f64,
+) -> anyhow::Result<SerialServo> {
     let cal = Calibration::load(&a.leader, chain)
         .with_context(|| format!("--leader {}", a.leader.display()))?;
     if !cal.protocol.measures_positions {
@@ -159,7 +171,7 @@ fn open_leader(a: &Args, chain: &arm_ik::model::Chain) -> anyhow::Result<SerialS
             cal.protocol.name
         );
     }
-    let mut leader = SerialServo::open(&a.leader_port, cal).map_err(|e| {
+    let mut leader = SerialServo::open_paced(&a.leader_port, cal, rate_hz, true).map_err(|e| {
         anyhow::anyhow!(
             "--leader-port: cannot start the link on {}: {e}",
             a.leader_port
@@ -167,64 +179,4 @@ fn open_leader(a: &Args, chain: &arm_ik::model::Chain) -> anyhow::Result<SerialS
     })?;
     leader.relax();
     Ok(leader)
-}
-
-/// Reads the relaxed leader every `period` s on its own thread and hands
-/// each reading, by the follower's joint names, to the run loop; a leader
-/// whose link is down sends nothing (the follower holds after its
-/// timeout). Ends when `stop` is set, returning the link's last state.
-fn spawn_leader(
-    mut leader: SerialServo,
-    map: NameMap,
-    period: f64,
-    stop: Arc<AtomicBool>,
-    tx: SyncSender<Line>,
-) -> JoinHandle<String> {
-    let names: Vec<String> = map.pairs.iter().map(|(_, f, _)| f.clone()).collect();
-    std::thread::spawn(move || {
-        let start = Instant::now();
-        let mut n = 0u64;
-        while !stop.load(Ordering::Relaxed) {
-            n += 1;
-            // Relaxed, this sends nothing; it refreshes the link's state.
-            leader.command(&[], start.elapsed().as_secs_f64());
-            let reading = leader
-                .feedback()
-                .filter(|_| leader.link_ok())
-                .and_then(|q| {
-                    map.pairs
-                        .iter()
-                        .map(|(i, _, _)| q.get(*i).copied())
-                        .collect::<Option<Vec<f64>>>()
-                });
-            if let Some(position) = reading {
-                let msg = LeaderMsg {
-                    name: names.clone(),
-                    position,
-                };
-                // A loop that is behind drops this reading: the next one
-                // is newer anyway.
-                let _ = tx.try_send((n as usize, Ok(Some(Command::Leader(msg)))));
-            }
-            let due = start + Duration::from_secs_f64(period * n as f64);
-            if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                std::thread::sleep(wait);
-            }
-        }
-        leader.link().to_string()
-    })
-}
-
-/// Commands typed on stdin, as JSON lines (`{"type":"relax"}`,
-/// `{"type":"enable"}`, ...), go to the follower beside the leader's
-/// frames; the end of stdin ends nothing.
-fn forward_stdin(tx: SyncSender<Line>) {
-    let lines = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
-    std::thread::spawn(move || {
-        for line in lines {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
 }

@@ -220,11 +220,18 @@ impl MotionLimiter {
             // A goal stepped to the edge of what the joint can do lands
             // exactly, rounding aside: missing it by an ulp would make the
             // joint plan a stop instead.
+            // Otherwise: the goal's velocity plus what closes, and still
+            // lets it stop relative to the goal, the gap left after this
+            // tick if it moved at the goal's velocity. (Closing the gap
+            // before the tick instead, `d`, settles one tick ahead of a
+            // goal moving faster than `a * dt`: on it before it moves,
+            // then past it by one step, for good.)
             let new_v = if (hard(land) - land).abs() <= LAND_TOLERANCE * (1.0 + land.abs()) {
                 land
             } else {
-                let sgn = if d < 0.0 { -1.0 } else { 1.0 };
-                hard(w + sgn * brake_speed(d.abs(), a, dt))
+                let e = d - w * dt;
+                let sgn = if e < 0.0 { -1.0 } else { 1.0 };
+                hard(w + sgn * brake_speed(e.abs(), a, dt))
             };
             self.q[i] = if new_v == land {
                 g
@@ -410,6 +417,25 @@ mod tests {
             g[1] -= 0.5 * w * 0.02;
             m.track(&g);
             assert_eq!(m.position(), &g, "tick {k}");
+        }
+    }
+
+    #[test]
+    fn a_goal_turned_faster_than_the_limits_allow_is_landed_on_again() {
+        // A leader moved back and forth by hand at 0.15 rad/s, turning in
+        // one tick (15 rad/s^2, beyond the 8 allowed): the follower
+        // overshoots each turn, then must land on the goal again, not
+        // run one tick ahead of it for the rest of the stroke.
+        let dt = 0.01;
+        let mut m = MotionLimiter::new(dt, arm(1), &[0.0], false);
+        let step = 0.0015;
+        let mut g = 0.0;
+        for k in 0..600 {
+            g += if (k / 200) % 2 == 0 { step } else { -step };
+            m.track(&[g]);
+            if k % 200 > 20 {
+                assert!((m.position()[0] - g).abs() < 1e-12, "tick {k}");
+            }
         }
     }
 

@@ -146,19 +146,27 @@ pub fn output(p: &NodeParams, chain: &Chain, start: Vec<f64>) -> Result<BuiltOut
     }
     let path = p.servo_config.trim();
     let (protocol, _) = protocol(p)?;
-    let (output, more) = serial(Path::new(path), p.port.trim(), chain, Some(protocol))?;
+    let (output, more) = serial(
+        Path::new(path),
+        p.port.trim(),
+        chain,
+        Some(protocol),
+        Pacing::Own,
+    )?;
     warnings.extend(more);
     Ok(BuiltOutput { output, warnings })
 }
 
 /// Servos on `port` as the calibration file `path` describes them, checked
 /// against `chain` (and against `expected`, the protocol asked for, when
-/// one was), with the file's warnings.
+/// one was), with the file's warnings; its link runs on its own clock, or
+/// paced by the node's ticks at `rate_hz` (see [`Pacing`]).
 fn serial(
     path: &Path,
     port: &str,
     chain: &Chain,
     expected: Option<&'static Protocol>,
+    pacing: Pacing,
 ) -> Result<(Output, Vec<Warning>), RunError> {
     let cal = Calibration::load(path, chain).map_err(|e| bad("servo_config", e.to_string()))?;
     if let Some(protocol) = expected
@@ -180,8 +188,11 @@ fn serial(
         .cloned()
         .map(Warning::Calibration)
         .collect();
-    let servo = SerialServo::open(port, cal)
-        .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
+    let servo = match pacing {
+        Pacing::Own => SerialServo::open(port, cal),
+        Pacing::Ticks { rate_hz } => SerialServo::open_paced(port, cal, rate_hz, false),
+    }
+    .map_err(|e| bad("port", format!("cannot start the link on {port}: {e}")))?;
     Ok((Output::Serial(Box::new(servo)), warnings))
 }
 
@@ -197,8 +208,35 @@ pub fn build_on_port(
 ) -> Result<BuiltNode, RunError> {
     let poses = load_poses(poses_file, chain)?;
     assemble(settings, chain, poses, |_| {
-        serial(servo_config, port, chain, None)
+        serial(servo_config, port, chain, None, Pacing::Own)
     })
+}
+
+/// [`build_on_port`] with the servo link paced by the node's ticks: each
+/// tick's command is written (and the servos read) before the tick
+/// returns. Teleoperation's follower: its leader is read in the same tick
+/// ([`LeaderSource`](super::LeaderSource)).
+pub fn build_paced_on_port(
+    settings: &NodeSettings,
+    chain: &Chain,
+    servo_config: &Path,
+    port: &str,
+) -> Result<BuiltNode, RunError> {
+    let pacing = Pacing::Ticks {
+        rate_hz: settings.motion.rate_hz,
+    };
+    assemble(settings, chain, Poses::default(), |_| {
+        serial(servo_config, port, chain, None, pacing)
+    })
+}
+
+/// Who paces a serial output's link.
+#[derive(Debug, Clone, Copy)]
+enum Pacing {
+    /// Its own clock (`link.rate_hz`).
+    Own,
+    /// The node's ticks, at the node's rate.
+    Ticks { rate_hz: f64 },
 }
 
 /// The node core `settings` describe on virtual servos, as the servo

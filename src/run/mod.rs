@@ -15,18 +15,20 @@ mod build;
 mod delivery;
 pub mod driver;
 mod input;
+mod leader_source;
 pub mod lines;
 mod source;
 mod summary;
 
 pub use bag_source::BagSource;
 pub use build::{
-    BuiltNode, BuiltOutput, RunError, Warning, build_node, build_on_port, build_virtual,
-    check_output, output,
+    BuiltNode, BuiltOutput, RunError, Warning, build_node, build_on_port, build_paced_on_port,
+    build_virtual, check_output, output,
 };
 pub use delivery::Delivery;
 pub use driver::{Clock, Observer, RunOptions, run};
 pub use input::{Input, Poll};
+pub use leader_source::LeaderSource;
 pub use lines::{InputError, LINE_FORMAT, Line, READ_AHEAD, parse_line, spawn_reader};
 pub use source::{LineSource, Source};
 pub use summary::{Ending, MeanMax, Micros, PathSummary, Rejection, RunSummary, Steered, Verdict};

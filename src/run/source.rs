@@ -4,6 +4,7 @@
 
 use super::bag_source::BagSource;
 use super::input::{Input, Poll};
+use super::leader_source::LeaderSource;
 use super::lines::{InputError, Line, READ_AHEAD};
 use crate::node::{Command, FigureEight, TargetMsg};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +24,12 @@ pub enum Source {
     Lines(LineSource),
     /// Targets from a bag at their recorded timing.
     Bag(Box<BagSource>),
+    /// A leader arm read at every tick, and command lines (stdin: relax,
+    /// enable, ...) beside it, whose end ends nothing.
+    Leader {
+        leader: Box<LeaderSource>,
+        lines: Option<LineSource>,
+    },
 }
 
 /// JSON lines read on their own thread.
@@ -39,7 +46,7 @@ impl LineSource {
         LineSource { rx, lockstep }
     }
 
-    fn poll(&mut self, stop: &AtomicBool, take: &mut impl FnMut(Input)) -> Poll {
+    pub(super) fn poll(&mut self, stop: &AtomicBool, take: &mut impl FnMut(Input)) -> Poll {
         let mut taken = 0usize;
         loop {
             let item = if self.lockstep {
@@ -104,6 +111,15 @@ impl Source {
             }
             Source::Lines(lines) => lines.poll(stop, take),
             Source::Bag(bag) => bag.poll(now, take),
+            Source::Leader { leader, lines } => {
+                leader.poll(now, take);
+                if let Some(l) = lines
+                    && l.poll(stop, take) == Poll::Ended
+                {
+                    *lines = None;
+                }
+                Poll::More
+            }
         }
     }
 

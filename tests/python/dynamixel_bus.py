@@ -77,7 +77,7 @@ import sys
 import termios
 import time
 
-from simbus import Log, serve
+from simbus import Hand, Log, serve
 
 BROADCAST = 0xFE
 PING, READ, WRITE, REBOOT, STATUS = 0x01, 0x02, 0x03, 0x08, 0x55
@@ -324,6 +324,19 @@ class Bus:
                 self.servos[i].silent_after = args.silent_after_goals
         self.buf = bytearray()
         self.mismatch_logged = False
+        self.hands = {h.id: h for h in args.hand}
+
+    def read(self, s, addr, n):
+        """The bytes a read of servo s gets; a hand moves it first when the
+        read covers its present position."""
+        hand = self.hands.get(s.id)
+        at = REG["present"][0]
+        if hand and addr <= at < addr + n:
+            pos = hand.next()
+            s.actual = float(pos - s.get("homing"))
+            s.set("present", pos)
+            self.record(id=s.id, read=pos)
+        return s.t[addr:addr + n]
 
     def live(self, ident):
         s = self.servos.get(ident)
@@ -379,7 +392,7 @@ class Bus:
             addr, n = struct.unpack("<HH", p)
             s = self.live(ident)
             if s and addr + n <= TABLE_SIZE:
-                self.reply(s, READ, 0, s.t[addr:addr + n])
+                self.reply(s, READ, 0, self.read(s, addr, n))
             elif s:
                 self.reply(s, READ, ERR_ACCESS)
         elif inst == WRITE and len(p) >= 3:
@@ -415,7 +428,7 @@ class Bus:
             for i in p[4:]:
                 s = self.live(i)
                 if s and addr + n <= TABLE_SIZE:
-                    self.reply(s, READ, 0, s.t[addr:addr + n])
+                    self.reply(s, READ, 0, self.read(s, addr, n))
         elif inst == FAST_SYNC_READ and ident == BROADCAST and len(p) >= 5:
             self.fast_sync_read(*struct.unpack("<HH", p[:4]), p[4:])
 
@@ -431,7 +444,7 @@ class Bus:
             if not s or not s.has_fast_sync() or addr + n > TABLE_SIZE:
                 break
             first = first or s
-            pkt += bytes([s.error_byte(), i]) + s.t[addr:addr + n]
+            pkt += bytes([s.error_byte(), i]) + self.read(s, addr, n)
             pkt += struct.pack("<H", crc16(pkt))
         if first:
             self.send(first, bytes(pkt))
@@ -540,6 +553,8 @@ def main():
     ap.add_argument("--baud", type=int, default=1000000, choices=BAUDS)
     ap.add_argument("--no-pace", action="store_true", help="reply at once, whatever the baud")
     ap.add_argument("--noise", action="store_true")
+    ap.add_argument("--hand", type=Hand, action="append", default=[],
+                    help="ID:LOW:HIGH: servo ID moves one tick at each read of its position")
     ap.add_argument("--log", help="JSON lines of goal, torque and other events")
     args = ap.parse_args()
 

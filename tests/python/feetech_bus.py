@@ -45,13 +45,16 @@ Control channel: JSON lines on stdin, each answered with one JSON line on
 stdout: {"dump": true} (every servo's state), {"silent": ID}, {"unsilent":
 ID}, {"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (the servo is
 moved there, as by hand).
+
+--hand ID:LOW:HIGH moves servo ID by one tick at each read of its present
+position (see simbus.Hand), logging each read as {"t", "id", "read"}.
 """
 import argparse
 import os
 import random
 import sys
 
-from simbus import Log, serve
+from simbus import Hand, Log, serve
 
 BROADCAST = 0xFE
 PING, READ, WRITE, SYNC_READ, SYNC_WRITE = 0x01, 0x02, 0x03, 0x82, 0x83
@@ -173,10 +176,22 @@ class Bus:
             else:
                 self.servos[i].silent_after = args.silent_after_goals
         self.buf = bytearray()
+        self.hands = {h.id: h for h in args.hand}
 
     def live(self, ident):
         s = self.servos.get(ident)
         return s if s is not None and not s.silent else None
+
+    def read(self, servo, addr, n):
+        """The bytes a READ or SYNC READ of servo gets; a hand moves it first
+        when the read covers its present position."""
+        hand = self.hands.get(servo.id)
+        if hand and addr <= PRESENT < addr + n:
+            pos = hand.next()
+            servo.position = float(pos)
+            servo.set_word(PRESENT, pos)
+            self.record(id=servo.id, read=pos)
+        return servo.table[addr:addr + n]
 
     def reply(self, servo, params=b""):
         out = b""
@@ -211,7 +226,7 @@ class Bus:
         elif code == READ and len(p) == 2:
             s = self.live(ident)
             if s and p[0] + p[1] <= 256:
-                self.reply(s, s.table[p[0]:p[0] + p[1]])
+                self.reply(s, self.read(s, p[0], p[1]))
         elif code == WRITE and len(p) >= 2:
             targets = list(self.servos) if ident == BROADCAST else [ident]
             for i in targets:
@@ -234,7 +249,7 @@ class Bus:
             for i in p[2:]:
                 s = self.live(i)
                 if s and addr + n <= 256:
-                    self.reply(s, s.table[addr:addr + n])
+                    self.reply(s, self.read(s, addr, n))
 
     def feed(self, data):
         """Splits the byte stream into instruction packets; resynchronises
@@ -302,6 +317,7 @@ def main():
     ap.add_argument("--model", type=pair, action="append", default=[])
     ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--garbage", action="store_true")
+    ap.add_argument("--hand", type=Hand, action="append", default=[])
     ap.add_argument("--scs", action="store_true", help="SCS0009 servos (big-endian, 0..1023, no SYNC READ)")
     args = ap.parse_args()
 

@@ -58,6 +58,26 @@ def serve(bus):
                 time.sleep(0.002)
 
 
+class Hand:
+    """A hand that moves one servo by one tick at each read of its present
+    position, back and forth between LOW and HIGH (--hand ID:LOW:HIGH): a
+    leader arm that is in a new pose at every frame, so each frame a host
+    reads is a value of its own (scripts/teleop-bench times each from
+    the read, logged as {"t", "id", "read"}, to the follower's goal)."""
+
+    def __init__(self, text):
+        ident, low, high = (int(x) for x in text.split(":"))
+        if not low < high:
+            raise ValueError("--hand ID:LOW:HIGH needs LOW < HIGH")
+        self.id, self.low, self.high, self.k = ident, low, high, 0
+
+    def next(self):
+        span = self.high - self.low
+        self.k += 1
+        k = self.k % (2 * span)
+        return self.low + (k if k < span else 2 * span - k)
+
+
 class Log:
     """The simulator's JSON-lines log (nothing when no path is given)."""
 

@@ -103,6 +103,8 @@ pub struct Servos<R> {
     /// asked on a connection that was lost (one that turns up after all
     /// is taken back).
     missing: u64,
+    /// A collect waits for the answers to the latest read only.
+    latest: bool,
 }
 
 /// Runs `f` for servos `0..n`, every one of them even after a failure (a
@@ -140,6 +142,7 @@ impl<R: StatusStream> Servos<R> {
             running: false,
             pending: vec![VecDeque::new(); n],
             missing: 0,
+            latest: false,
         }
     }
 
@@ -230,11 +233,36 @@ impl<R: StatusStream> Servos<R> {
     }
 
     /// Servo `k`'s feedback came in (perhaps late, for an earlier read).
+    /// Waiting for the latest read only ([`latest_only`](Self::latest_only)),
+    /// a late answer to an earlier read leaves the servo awaited.
     pub fn answered(&mut self, k: usize) {
-        self.awaiting[k] = false;
         if self.pending[k].pop_front().is_none() {
             self.missing = self.missing.saturating_sub(1);
         }
+        self.awaiting[k] = self.latest && !self.pending[k].is_empty();
+    }
+
+    /// How long a tick's [`collect`](Self::collect) waits for its replies,
+    /// `window` as a rule. Waiting for the latest read only, and while
+    /// every servo has been answering, it waits up to the reply timeout
+    /// instead: replies are then surely coming, and one that is late
+    /// (a busy machine, a slow adapter) delays the tick rather than
+    /// turning into a frame lost; a servo gone quiet gets `window`.
+    pub fn window(&self, window: Duration) -> Duration {
+        if self.latest && self.all_heard_within(self.reply_timeout, Instant::now()) {
+            self.reply_timeout.max(window)
+        } else {
+            window
+        }
+    }
+
+    /// A [`collect`](Self::collect) waits for the answers to the latest
+    /// read, a late one to an earlier read not ending the wait: what a
+    /// link paced by its caller wants (the caller waits for this tick's
+    /// positions). Otherwise any answer ends it.
+    pub fn latest_only(mut self, on: bool) -> Self {
+        self.latest = on;
+        self
     }
 
     /// Feedback replies asked for that did not come within the reply

@@ -135,11 +135,19 @@ impl DynamixelSession {
             .collect::<Result<Vec<_>, _>>()?;
         let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
         let ids = joints.iter().map(|j| j.output as u8).collect();
+        // Paced by its caller, a tick waits up to half a period for its
+        // own replies (see LinkSettings::paced).
+        let half = Duration::from_secs_f64(0.5 / settings.rate_hz);
         Ok(DynamixelSession {
-            bus: Servos::new(ids, settings.reply_timeout, StatusReader::new),
+            bus: Servos::new(ids, settings.reply_timeout, StatusReader::new)
+                .latest_only(settings.paced),
             models,
             goal_current,
-            collect: COLLECT.min(quarter),
+            collect: if settings.paced {
+                half
+            } else {
+                COLLECT.min(quarter)
+            },
             readings: Readings {
                 present: vec![0; n],
                 effort: vec![Effort::default(); n],
@@ -318,9 +326,10 @@ impl DynamixelSession {
         self.bus.ask_all();
         let mut got = false;
         let readings = &mut self.readings;
+        let window = self.bus.window(self.collect);
         self.bus.collect(
             io,
-            self.collect,
+            window,
             |bus, k, s, now| match k {
                 Some(k) if readings.take(k, s.error, &s.params) => {
                     bus.answered(k);

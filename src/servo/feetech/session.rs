@@ -119,12 +119,17 @@ impl FeetechSession {
         let quarter = Duration::from_secs_f64(0.25 / settings.rate_hz);
         // The calibration checked every output is a valid servo id.
         let ids = joints.iter().map(|j| j.output as u8).collect();
+        // Paced by its caller, a tick waits up to half a period for its
+        // own replies (see LinkSettings::paced).
+        let half = Duration::from_secs_f64(0.5 / settings.rate_hz);
         Ok(FeetechSession {
-            bus: Servos::new(ids, settings.reply_timeout, new_reader),
+            bus: Servos::new(ids, settings.reply_timeout, new_reader).latest_only(settings.paced),
             models,
             endian: first.endian(),
             sync_read: first.has_sync_read(),
-            collect: if first.has_sync_read() {
+            collect: if settings.paced {
+                half
+            } else if first.has_sync_read() {
                 COLLECT.min(quarter)
             } else {
                 quarter
@@ -229,9 +234,10 @@ impl FeetechSession {
         let (mut asked, mut got) = (0, false);
         let readings = &mut self.readings;
         let next_read = &mut self.next_read;
+        let window = self.bus.window(self.collect);
         self.bus.collect(
             io,
-            self.collect,
+            window,
             |bus, k, s, _| {
                 if let Some(k) = k.filter(|&k| readings.take(k, &s)) {
                     bus.answered(k);

@@ -25,6 +25,13 @@
 //! - on [`Link::close`] does what `link.on_exit` says (hold or relax)
 //!   while the port is still open.
 //!
+//! Paced by its caller instead ([`Pacing::Caller`], what teleoperation
+//! uses), the thread sends a frame only when asked ([`Link::exchange`]):
+//! at once, returning when its replies are in, so one loop can read one
+//! bus and write another within the same period instead of each waiting
+//! for the next tick of a clock of its own. Connecting, the ramp, relax,
+//! the command timeout and closing stay the thread's as above.
+//!
 //! Commands are in servo units (µs or ticks), already clamped by the
 //! calibration's [`JointMap`]s; the ramp only interpolates between in-range values and
 //! clamps again, so the thread cannot produce anything the calibration
@@ -50,8 +57,25 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 use worker::Worker;
 
+/// Who decides when the link sends a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pacing {
+    /// The link's own clock (`link.rate_hz`): the caller and the port
+    /// never wait on each other.
+    #[default]
+    Own,
+    /// The caller: [`Link::exchange`] sends one frame at once and waits for
+    /// its replies, so a loop reads and writes within its own period.
+    Caller,
+}
+
 struct Slot {
     target: Option<Vec<i32>>,
+    /// Paced by the caller: frames asked for, and the last one done (with
+    /// whether it read present positions).
+    requested: u64,
+    done: u64,
+    fresh: bool,
     /// When the caller last sent commands.
     sent_at: Option<Instant>,
     status: LinkStatus,
@@ -76,6 +100,7 @@ impl Shared {
 /// Handle to a running link thread. Dropping it closes the link.
 pub struct Link {
     shared: Arc<Shared>,
+    pacing: Pacing,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -88,10 +113,14 @@ impl Link {
         joints: &[JointMap],
         settings: LinkSettings,
         session: Box<dyn Session>,
+        pacing: Pacing,
     ) -> std::io::Result<Link> {
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot {
                 target: None,
+                requested: 0,
+                done: 0,
+                fresh: false,
                 sent_at: None,
                 status: LinkStatus {
                     port: port.to_string(),
@@ -110,12 +139,14 @@ impl Link {
             session,
             ramp,
             limp: false,
+            pacing,
         };
         let thread = std::thread::Builder::new()
             .name(format!("servo-link {port}"))
             .spawn(move || worker.run())?;
         Ok(Link {
             shared,
+            pacing,
             thread: Some(thread),
         })
     }
@@ -129,6 +160,35 @@ impl Link {
             Some(t) if t.len() == commands.len() => t.copy_from_slice(commands),
             t => *t = Some(commands.to_vec()),
         }
+    }
+
+    /// Paced by the caller: sends one frame now (the latest commands, or
+    /// only the read when there are none or the servos are relaxed) and
+    /// waits at most `timeout` for it to be done. True when it was and it
+    /// read present positions; false at once while the port is not
+    /// connected. With [`Pacing::Own`] it waits for nothing and is false.
+    pub fn exchange(&self, timeout: std::time::Duration) -> bool {
+        if self.pacing == Pacing::Own {
+            return false;
+        }
+        let deadline = Instant::now() + timeout;
+        let mut s = self.shared.lock();
+        s.requested += 1;
+        let want = s.requested;
+        self.shared.wake.notify_all();
+        while s.done < want {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            s = self
+                .shared
+                .wake
+                .wait_timeout(s, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        s.fresh
     }
 
     /// A copy of the link's state.

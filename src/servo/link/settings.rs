@@ -96,6 +96,14 @@ pub struct LinkSettings {
     /// Reconnection back-off: first wait and cap.
     pub backoff_min: Duration,
     pub backoff_max: Duration,
+    /// The link is paced by its caller and its reads must be fresh (never
+    /// set by the file: see
+    /// [`SerialServo::open_paced`](crate::servo::SerialServo::open_paced)):
+    /// each tick's read waits for this tick's replies, not for a late one
+    /// to an earlier read, since the caller is waiting for exactly them:
+    /// up to the reply timeout while the servos have been answering, half
+    /// a period for one gone quiet.
+    pub paced: bool,
 }
 
 /// A `link:` value that cannot be used; names the field.
@@ -196,6 +204,7 @@ impl LinkFile {
             on_exit: self.on_exit()?,
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(2),
+            paced: false,
         })
     }
 }

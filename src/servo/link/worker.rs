@@ -4,7 +4,7 @@
 
 use super::ramp::Ramp;
 use super::{
-    LinkSettings, LinkState, OnExit, Session, SessionError, Shared, StartPose, TickOutcome,
+    LinkSettings, LinkState, OnExit, Pacing, Session, SessionError, Shared, StartPose, TickOutcome,
 };
 use serialport::SerialPort;
 use std::sync::Arc;
@@ -19,6 +19,17 @@ pub(super) struct Worker {
     /// The servos are limp on the port now (the caller's wish may have
     /// changed since).
     pub(super) limp: bool,
+    pub(super) pacing: Pacing,
+}
+
+/// Why the thread woke.
+enum Wake {
+    Stop,
+    /// The next frame or connection attempt is due (own clock, or the
+    /// back-off while disconnected).
+    Due,
+    /// Paced by the caller: it asked for frame number `n`.
+    Asked(u64),
 }
 
 /// When the next frame or attempt is due.
@@ -63,14 +74,23 @@ impl Worker {
             backoff: self.settings.backoff_min,
         };
         let mut port: Option<Box<dyn SerialPort>> = None;
-        while !self.wait(timing.next) {
+        loop {
+            let wake = self.wait(timing.next, port.is_some());
             let now = Instant::now();
-            match port.as_mut() {
-                None => port = self.try_connect(now, &mut timing),
-                Some(io) => {
-                    if !self.frame(io.as_mut(), now, &mut timing) {
+            match (wake, port.as_mut()) {
+                (Wake::Stop, _) => break,
+                (_, None) => port = self.try_connect(now, &mut timing),
+                (Wake::Due, Some(io)) => {
+                    if !self.frame(io.as_mut(), now, &mut timing).0 {
                         port = None;
                     }
+                }
+                (Wake::Asked(n), Some(io)) => {
+                    let (ok, fresh) = self.frame(io.as_mut(), now, &mut timing);
+                    if !ok {
+                        port = None;
+                    }
+                    self.answer(n, fresh);
                 }
             }
         }
@@ -97,17 +117,44 @@ impl Worker {
         self.session.close(io);
     }
 
-    /// Sleeps until `until` or a stop request; true when asked to stop.
-    fn wait(&self, until: Instant) -> bool {
+    /// Tells a caller waiting in [`exchange`](super::Link::exchange) that
+    /// frame `n` is done, and whether it read present positions.
+    fn answer(&self, n: u64, fresh: bool) {
+        let mut s = self.shared.lock();
+        s.done = s.done.max(n);
+        s.fresh = fresh;
+        drop(s);
+        self.shared.wake.notify_all();
+    }
+
+    /// Sleeps until the next frame or attempt is due (`until`; paced by
+    /// the caller and `connected`, until it asks for a frame) or a stop
+    /// request. A frame asked for while disconnected is answered at once,
+    /// with nothing read.
+    fn wait(&self, until: Instant, connected: bool) -> Wake {
+        let paced = self.pacing == Pacing::Caller;
         let mut s = self.shared.lock();
         loop {
             if s.stop {
-                return true;
+                return Wake::Stop;
+            }
+            if paced && s.requested > s.done {
+                if connected {
+                    return Wake::Asked(s.requested);
+                }
+                s.done = s.requested;
+                s.fresh = false;
+                self.shared.wake.notify_all();
             }
             let now = Instant::now();
-            if now >= until {
-                return false;
+            if now >= until && !(paced && connected) {
+                return Wake::Due;
             }
+            let until = if paced && connected {
+                now + Duration::from_secs(1)
+            } else {
+                until
+            };
             s = self
                 .shared
                 .wake
@@ -195,8 +242,9 @@ impl Worker {
 
     /// One period on an open port; false when the port failed and must be
     /// closed (the link reconnects after the shortest back-off; the ramp
-    /// keeps the pose reached, to resume from).
-    fn frame(&mut self, io: &mut dyn SerialPort, now: Instant, t: &mut Timing) -> bool {
+    /// keeps the pose reached, to resume from), and whether it read
+    /// present positions.
+    fn frame(&mut self, io: &mut dyn SerialPort, now: Instant, t: &mut Timing) -> (bool, bool) {
         let (target, sent_at, relaxed) = {
             let s = self.shared.lock();
             (s.target.clone(), s.sent_at, s.relaxed)
@@ -209,7 +257,7 @@ impl Worker {
             // commands to go stale: the link keeps reading them.)
             self.shared.lock().status.paused = true;
             t.advance(now);
-            return true;
+            return (true, false);
         }
         let result = self.follow_relax(io, relaxed).and_then(|()| {
             let output = if relaxed {
@@ -223,11 +271,12 @@ impl Worker {
         let mut s = self.shared.lock();
         s.status.paused = false;
         s.status.relaxed = self.limp;
-        let ok = match result {
+        let (ok, fresh) = match result {
             Ok((tick, output)) => {
+                let fresh = tick.present.is_some();
                 self.record(&mut s.status, tick, output, now);
                 t.advance(now);
-                true
+                (true, fresh)
             }
             Err(e) => {
                 s.status.last_error = Some(e.to_string());
@@ -236,11 +285,11 @@ impl Worker {
                     retry_in_ms: t.backoff.as_millis() as u64,
                 };
                 t.next = now + t.backoff;
-                false
+                (false, false)
             }
         };
         self.session.report(&mut s.status);
-        ok
+        (ok, fresh)
     }
 
     /// What a good tick sent and read, and whether the hardware is still

@@ -4,7 +4,8 @@
 use super::{Effort, ServoOutput};
 use crate::servo::calibration::Calibration;
 use crate::servo::joint::FieldError;
-use crate::servo::link::{Link, LinkState, LinkStatus};
+use crate::servo::link::{Link, LinkState, LinkStatus, Pacing};
+use std::time::Duration;
 use thiserror::Error;
 
 /// Why the link to the servos could not be started.
@@ -47,18 +48,56 @@ pub struct SerialServo {
     relaxed: bool,
     text: String,
     ok: bool,
+    /// Paced by the caller: how long each command waits for its frame.
+    exchange: Option<Duration>,
+    /// The last command's frame read present positions (paced only).
+    fresh: bool,
 }
 
 impl SerialServo {
     /// Starts the link on `port`; returns at once (connecting goes on in
     /// the background and shows in [`link`](ServoOutput::link)).
     pub fn open(port: &str, cal: Calibration) -> Result<SerialServo, OpenError> {
+        SerialServo::start(port, cal, Pacing::Own)
+    }
+
+    /// Starts the link on `port` paced by the caller at `rate_hz` (which
+    /// replaces `link.rate_hz`): each [`command`](ServoOutput::command)
+    /// sends its frame at once (goals, then the read of present positions)
+    /// and returns when the frame is done: as soon as the servos answered,
+    /// at most twice the reply timeout and a period later; see
+    /// [`fresh`](Self::fresh). What teleoperation's loop runs on: the
+    /// leader read and the follower written in the same period.
+    ///
+    /// `fresh_reads`: each frame's read waits for its own replies (a
+    /// leader, whose positions are the frame); otherwise it keeps what
+    /// answers within a few milliseconds, as on the link's own clock (a
+    /// follower, whose write is what the frame is for).
+    pub fn open_paced(
+        port: &str,
+        mut cal: Calibration,
+        rate_hz: f64,
+        fresh_reads: bool,
+    ) -> Result<SerialServo, OpenError> {
+        cal.link.rate_hz = rate_hz;
+        cal.link.paced = fresh_reads;
+        // A frame's read waits up to the reply timeout for servos that
+        // have been answering (half a period for a quiet one); waiting for
+        // the link thread as long again, a busy machine delays a frame
+        // rather than dropping one.
+        let wait = 2 * cal.link.reply_timeout + Duration::from_secs_f64(1.0 / rate_hz);
+        let mut s = SerialServo::start(port, cal, Pacing::Caller)?;
+        s.exchange = Some(wait);
+        Ok(s)
+    }
+
+    fn start(port: &str, cal: Calibration, pacing: Pacing) -> Result<SerialServo, OpenError> {
         let session =
             (cal.protocol.session)(&cal.joints, &cal.link).map_err(|error| OpenError::Session {
                 protocol: cal.protocol.name,
                 error,
             })?;
-        let link = Link::start(port, &cal.joints, cal.link.clone(), session)?;
+        let link = Link::start(port, &cal.joints, cal.link.clone(), session, pacing)?;
         Ok(SerialServo {
             commands: vec![0; cal.joints.len()],
             asked: cal.slots.iter().map(|s| s.rest).collect(),
@@ -68,7 +107,16 @@ impl SerialServo {
             started: false,
             relaxed: false,
             ok: false,
+            exchange: None,
+            fresh: false,
         })
+    }
+
+    /// Paced by the caller: the last command's frame was done and read
+    /// the servos' present positions, so [`feedback`](ServoOutput::feedback)
+    /// is what they measured in it. Always false on the link's own clock.
+    pub fn fresh(&self) -> bool {
+        self.fresh
     }
 
     pub fn calibration(&self) -> &Calibration {
@@ -132,6 +180,9 @@ impl ServoOutput for SerialServo {
                     *a = p;
                 }
             }
+        }
+        if let Some(timeout) = self.exchange {
+            self.fresh = self.link.exchange(timeout);
         }
         let st = self.link.status();
         self.ok = st.state == LinkState::Connected;
