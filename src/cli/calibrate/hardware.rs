@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use arm_ik::model::Chain;
 use arm_ik::servo::calibration::{Calibration, CalibrationFile, JointEntry};
 use arm_ik::servo::joint::Fields;
-use arm_ik::servo::link::{Link, LinkFile, OnExit};
+use arm_ik::servo::link::{Link, LinkFile, OnExit, Pacing};
 use arm_ik::servo::protocol::{FoundServo, Protocol};
 use std::time::{Duration, Instant};
 
@@ -93,7 +93,7 @@ impl Arm {
     /// Starts the link; bus servos are relaxed at once.
     pub fn start(port: &str, cal: Calibration, held: Vec<i32>) -> anyhow::Result<Arm> {
         let session = (cal.protocol.session)(&cal.joints, &cal.link)?;
-        let link = Link::start(port, &cal.joints, cal.link.clone(), session)?;
+        let link = Link::start(port, &cal.joints, cal.link.clone(), session, Pacing::Own)?;
         let measured = cal.protocol.measures_positions;
         if measured {
             link.relax();
