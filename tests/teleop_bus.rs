@@ -72,7 +72,11 @@ fn watch(
         if ok {
             return (true, seen);
         }
-        std::thread::sleep(Duration::from_millis(20));
+        // Not more often: the simulator answers these queries and its bus
+        // in one thread, and teleop's loop waits for the bus each frame, so
+        // polling every 20 ms halved the loop's rate (the follower then
+        // moved at half its speed limit: slower, never faster).
+        std::thread::sleep(Duration::from_millis(60));
     }
     (false, seen)
 }
