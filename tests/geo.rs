@@ -7,8 +7,8 @@
 mod common;
 
 use arm_ik::ik::{
-    Common, Family, GeoOptions, GeoStructure, IkError, Pick, Solver, SolverConfig, SolverKind,
-    Target, joint_distance,
+    Common, Family, GeoOptions, GeoStructure, Pick, Solver, SolverConfig, SolverKind, Target,
+    joint_distance,
 };
 use arm_ik::model::{Chain, wrap_angle};
 use common::{TestRng, random_q};
@@ -165,11 +165,13 @@ fn near_ideal_urdf_is_polished_to_the_tolerance() {
 
 /// `arm_ik check` says which family applies, or per family which axes
 /// fail and by how much.
+// The command line and the target files need the application.
+#[cfg(feature = "app")]
 #[test]
 fn check_names_the_family_or_the_failing_axes() {
     let why =
         |xml: &str| match GeoStructure::measure(&Chain::from_urdf_str(xml, None, None).unwrap()) {
-            Err(IkError::Unsupported { why, .. }) => why,
+            Err(arm_ik::ik::IkError::Unsupported { why, .. }) => why,
             other => panic!("{other:?}"),
         };
     // Wrist axis 5 moved 1 cm: no common wrist point; 2 and 3 not
@@ -297,6 +299,8 @@ fn tracking_with_closest_stays_on_the_continuous_branch() {
 /// The shared UR5 set at the protocol (1e-5, mid seed): every target is
 /// reached, and closest mode's median |q - seed| is below TRAC-IK
 /// Distance's 3.4 rad.
+// The command line and the target files need the application.
+#[cfg(feature = "app")]
 #[test]
 fn ur5_shared_set_all_reached_and_closest_beats_trac_ik_distance() {
     let Some(dir) = common::shared_dir() else {
@@ -322,6 +326,8 @@ fn ur5_shared_set_all_reached_and_closest_beats_trac_ik_distance() {
     }
 }
 
+// The command line and the target files need the application.
+#[cfg(feature = "app")]
 #[test]
 fn solve_all_is_refused_by_the_iterative_solvers_and_listed_by_the_cli() {
     let chain = puma_with_tool();
@@ -333,7 +339,7 @@ fn solve_all_is_refused_by_the_iterative_solvers_and_listed_by_the_cli() {
     .unwrap();
     let target = pose_of(&chain, &[0.1; 6]);
     let e = j.solve_all(&target, &[0.0; 6]).unwrap_err();
-    assert_eq!(e, IkError::CannotListAll { solver: "jacobian" });
+    assert_eq!(e, arm_ik::ik::IkError::CannotListAll { solver: "jacobian" });
 
     let q = [0.4, 0.3, -1.0, 0.5, 0.8, -0.3];
     let chain = Chain::from_urdf_str(&puma_xml(), None, None).unwrap();
