@@ -149,3 +149,81 @@ fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
         assert!(t["count"].as_u64().unwrap() >= 30, "{topic}: {v}");
     }
 }
+
+/// `teleop --view`: a follower driven by a leader arm (two simulated
+/// Feetech buses) is served live as `sim`'s arm is: the description, its
+/// transforms and joint states at the loop's rate.
+#[test]
+fn teleop_view_serves_the_follower_live() {
+    let Some(python) = venv_python("websockets") else {
+        return;
+    };
+    let dir = TempDir::new("view-teleop");
+    let cfg = dir.path().join("servos.yaml");
+    let text = common::project_config("servos_feetech.yaml")
+        .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300");
+    std::fs::write(&cfg, text).unwrap();
+    let mut ports = Vec::new();
+    let mut sims = Vec::new();
+    for name in ["leader", "follower"] {
+        let link = dir.path().join(name);
+        let log = dir.path().join(format!("{name}.jsonl"));
+        let sim = common::bus_sim::Sim::start(
+            "feetech_bus.py",
+            &log,
+            &["--ids", "1,2,3,4,5,6", "--present", "2048"],
+        );
+        sim.plug(&link);
+        ports.push(link.to_str().unwrap().to_string());
+        sims.push(sim);
+    }
+    let cfg = cfg.to_str().unwrap();
+    let mut child = spawn_arm_ik(
+        &[
+            "teleop",
+            "--leader",
+            cfg,
+            "--leader-port",
+            &ports[0],
+            "--follower",
+            cfg,
+            "--follower-port",
+            &ports[1],
+            "--view",
+            "127.0.0.1:0",
+            "--duration",
+            "4",
+        ],
+        &project_dir(),
+    );
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "no URL printed");
+        if let Some(at) = line.find("ws://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    let v = py(&python, "view_client.py", &[&url, "1.5"]);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "teleop --view: {status}");
+    let urdf = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
+    assert_eq!(v["description"].as_str(), Some(urdf.as_str()));
+    assert_eq!(v["undecodable"], 0, "{v}");
+    assert!(
+        (v["tf_frames"].as_array().unwrap())
+            .contains(&serde_json::json!(["base_link", "turntable"])),
+        "{v}"
+    );
+    for (topic, schema) in [
+        ("/tf", "tf2_msgs/msg/TFMessage"),
+        ("/joint_states", "sensor_msgs/msg/JointState"),
+    ] {
+        let t = &v["topics"][topic];
+        assert_eq!(t["schema"], schema, "{topic}: {v}");
+        // The loop's 50 Hz, fewer on a loaded machine.
+        assert!(t["count"].as_u64().unwrap() >= 20, "{topic}: {v}");
+    }
+    drop(sims);
+}

@@ -6,14 +6,18 @@
 //! start-up speed; the hold when the leader falls silent) writes the
 //! follower with one sync write. Both links are paced by that loop, so a
 //! reading reaches the follower in the period it was read. This file wires
-//! flags, the leader's link and the library's run loop.
+//! flags, the leader's link and the library's run loop; `--view` shows the
+//! follower live in Foxglove as `sim` and `run` do.
 
 use super::robot::RobotArgs;
 use super::run::{Printer, flags, taught, verdict, write_text};
 use super::settings_args::{NodeArgs, SolverArgs};
 use super::stop::Stop;
 use super::values;
+use super::view::{View, ViewArgs};
+use super::watch::Watch;
 use anyhow::Context as _;
+use arm_ik::bag::RobotTopics;
 use arm_ik::node::teleop::names::{match_names, parse_map};
 use arm_ik::node::{JointLayout, TeleopSettings};
 use arm_ik::run::{Clock, LeaderSource, LineSource, RunOptions, Source};
@@ -63,6 +67,8 @@ pub struct Args {
     /// Stop after this long (s); default: until Ctrl-C.
     #[arg(long, value_parser = values::non_negative)]
     duration: Option<f64>,
+    #[command(flatten)]
+    view: ViewArgs,
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
@@ -116,9 +122,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         duration: a.duration,
         settle_s: 0.0,
     };
-    let mut printer = Printer::new("teleop", false, opts.duration);
-    let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut printer);
-    printer.finish();
+    let mut watch = Watch::new(Printer::new("teleop", false, opts.duration), &chain.base);
+    if let Some(addr) = a.view.view {
+        let robot = RobotTopics::new(&chain, a.robot.description(&chain, None)?);
+        watch.view = Some(View::start(addr, robot, false)?);
+    }
+    let summary = arm_ik::run::run(&mut core, &mut source, &opts, &stop, &mut watch);
+    drop(watch.view);
+    watch.printer.finish();
     let signalled = signals.requested();
     stop.store(true, Ordering::Relaxed);
     let leader_status = match &source {
