@@ -303,7 +303,7 @@ mod tests {
         let row = |name: &str| schema.iter().find(|r| r.name == name).unwrap();
         assert_eq!(
             row("solver").allowed,
-            ["jacobian", "analytic", "ccd", "fabrik"]
+            ["jacobian", "analytic", "ccd", "fabrik", "geo"]
         );
         assert_eq!(row("solver").default, ParamValue::String("jacobian".into()));
         assert_eq!(row("bend").allowed, ["closest", "positive", "negative"]);
