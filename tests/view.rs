@@ -94,17 +94,12 @@ fn recorded_bags_show_the_arm_as_robot_state_publisher_would() {
     assert_shows_the_arm(&python, &dir.path().join("replayed"));
 }
 
-#[test]
-fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
-    let Some(python) = venv_python("websockets") else {
-        return;
-    };
-    let dir = TempDir::new("view-live");
-    // Port 0: a free one, which the printed URL names.
-    let mut child = spawn_arm_ik(
-        &["sim", "--view", "127.0.0.1:0", "--duration", "3"],
-        dir.path(),
-    );
+/// Runs `arm_ik ARGS` (which serve `--view`), reads the printed `ws://`
+/// URL and listens with `view_client.py` for `seconds`: what it received
+/// (the command must then end with success).
+fn watch_live(args: &[&str], cwd: &Path, seconds: &str) -> Value {
+    let python = venv_python("websockets").expect("checked by the caller");
+    let mut child = spawn_arm_ik(args, cwd);
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     let url = loop {
@@ -115,10 +110,25 @@ fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
         }
     };
     assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
-    // Joins after the description was sent: it comes again, latched.
-    let v = py(&python, "view_client.py", &[&url, "1.5"]);
+    let v = py(&python, "view_client.py", &[&url, seconds]);
     let status = child.wait().unwrap();
-    assert!(status.success(), "sim --view: {status}");
+    assert!(status.success(), "arm_ik {args:?}: {status}");
+    v
+}
+
+#[test]
+fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
+    if venv_python("websockets").is_none() {
+        return;
+    }
+    let dir = TempDir::new("view-live");
+    // Port 0: a free one, which the printed URL names. The client joins
+    // after the description was sent: it comes again, latched.
+    let v = watch_live(
+        &["sim", "--view", "127.0.0.1:0", "--duration", "3"],
+        dir.path(),
+        "1.5",
+    );
     let urdf = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
     assert_eq!(v["description"].as_str(), Some(urdf.as_str()));
     assert_eq!(v["undecodable"], 0, "{v}");
@@ -155,9 +165,9 @@ fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
 /// transforms and joint states at the loop's rate.
 #[test]
 fn teleop_view_serves_the_follower_live() {
-    let Some(python) = venv_python("websockets") else {
+    if venv_python("websockets").is_none() {
         return;
-    };
+    }
     let dir = TempDir::new("view-teleop");
     let cfg = dir.path().join("servos.yaml");
     let text = common::project_config("servos_feetech.yaml")
@@ -178,7 +188,7 @@ fn teleop_view_serves_the_follower_live() {
         sims.push(sim);
     }
     let cfg = cfg.to_str().unwrap();
-    let mut child = spawn_arm_ik(
+    let v = watch_live(
         &[
             "teleop",
             "--leader",
@@ -195,19 +205,8 @@ fn teleop_view_serves_the_follower_live() {
             "4",
         ],
         &project_dir(),
+        "1.5",
     );
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "no URL printed");
-        if let Some(at) = line.find("ws://") {
-            break line[at..].trim().to_string();
-        }
-    };
-    let v = py(&python, "view_client.py", &[&url, "1.5"]);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "teleop --view: {status}");
     let urdf = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
     assert_eq!(v["description"].as_str(), Some(urdf.as_str()));
     assert_eq!(v["undecodable"], 0, "{v}");
@@ -226,4 +225,35 @@ fn teleop_view_serves_the_follower_live() {
         assert!(t["count"].as_u64().unwrap() >= 20, "{topic}: {v}");
     }
     drop(sims);
+}
+
+/// `replay --view`: a bag's targets and the arm solving them, served at
+/// the bag's own pace (a 3 s scenario takes about 3 s, not the moment it
+/// computes in).
+#[test]
+fn replay_view_serves_the_bag_at_its_recorded_pace() {
+    if venv_python("websockets").is_none() {
+        return;
+    }
+    let dir = TempDir::new("view-replay");
+    let scenario = dir.path().join("scenario.yaml");
+    std::fs::write(
+        &scenario,
+        "frame_id: base_link\nrate_hz: 50\nwaypoints:\n  - {time: 0.0, position: [0.20, -0.05, 0.15]}\n  - {time: 3.0, position: [0.20, 0.05, 0.15]}\n",
+    )
+    .unwrap();
+    let bag = dir.path().join("targets.mcap");
+    let (scenario, bag) = (scenario.to_str().unwrap(), bag.to_str().unwrap());
+    run(&["make-bag", scenario, "--output", bag]);
+    let started = std::time::Instant::now();
+    let v = watch_live(&["replay", bag, "--view", "127.0.0.1:0"], dir.path(), "1.5");
+    let took = started.elapsed().as_secs_f64();
+    assert!(took >= 2.5, "a 3 s bag replayed in {took} s with --view");
+    assert_eq!(v["undecodable"], 0, "{v}");
+    let urdf = std::fs::read_to_string(project_urdf("arm.urdf")).unwrap();
+    assert_eq!(v["description"].as_str(), Some(urdf.as_str()));
+    for topic in ["/tf", "/joint_states", "/target_point", "/target_marker"] {
+        let t = &v["topics"][topic];
+        assert!(t["count"].as_u64().unwrap_or(0) >= 20, "{topic}: {v}");
+    }
 }

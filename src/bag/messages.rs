@@ -6,6 +6,7 @@
 //! so Foxglove and `ros2 bag play` can decode our bags.
 
 use super::cdr::{CdrError, CdrReader, CdrWriter, Endian};
+use super::definition;
 
 pub const POSE_STAMPED: &str = "geometry_msgs/msg/PoseStamped";
 pub const POINT_STAMPED: &str = "geometry_msgs/msg/PointStamped";
@@ -200,25 +201,11 @@ impl JointStateMsg {
     }
 }
 
-const SEPARATOR: &str =
-    "================================================================================\n";
 const TIME: &str = "int32 sec\nuint32 nanosec\n";
 const HEADER: &str = "builtin_interfaces/Time stamp\nstring frame_id\n";
 const POINT: &str = "float64 x\nfloat64 y\nfloat64 z\n";
 const QUATERNION: &str = "float64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n";
 const POSE: &str = "Point position\nQuaternion orientation\n";
-
-fn definition(main: &str, deps: &[(&str, &str)]) -> String {
-    let mut s = main.to_string();
-    for (name, text) in deps {
-        s.push_str(SEPARATOR);
-        s.push_str("MSG: ");
-        s.push_str(name);
-        s.push('\n');
-        s.push_str(text);
-    }
-    s
-}
 
 /// The `ros2msg` schema text of a type this module knows, dependencies
 /// included; `None` for any other type.

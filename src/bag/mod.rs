@@ -53,6 +53,22 @@ pub fn ros2msg_definition(type_name: &str) -> Option<String> {
     messages::ros2msg_definition(type_name).or_else(|| viz::ros2msg_definition(type_name))
 }
 
+/// A `ros2msg` schema text as rosbag2 writes it: the type's own fields, then
+/// each dependency once under a separator line and `MSG: <name>`.
+fn definition(main: &str, deps: &[(&str, &str)]) -> String {
+    const SEPARATOR: &str =
+        "================================================================================\n";
+    let mut s = main.to_string();
+    for (name, text) in deps {
+        s.push_str(SEPARATOR);
+        s.push_str("MSG: ");
+        s.push_str(name);
+        s.push('\n');
+        s.push_str(text);
+    }
+    s
+}
+
 /// What went wrong with a bag, always naming the file.
 #[derive(Debug, Error)]
 #[non_exhaustive]

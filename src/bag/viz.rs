@@ -6,6 +6,7 @@
 //! against the `rosbags` library's Jazzy type store.
 
 use super::cdr::{CdrError, CdrReader, CdrWriter, Endian};
+use super::definition;
 use super::messages::Header;
 
 pub const STRING: &str = "std_msgs/msg/String";
@@ -132,8 +133,6 @@ impl Marker {
     }
 }
 
-const SEPARATOR: &str =
-    "================================================================================\n";
 const HEADER: (&str, &str) = (
     "std_msgs/Header",
     "builtin_interfaces/Time stamp\nstring frame_id\n",
@@ -156,18 +155,6 @@ builtin_interfaces/Duration lifetime\nbool frame_locked\ngeometry_msgs/Point[] p
 std_msgs/ColorRGBA[] colors\nstring texture_resource\nsensor_msgs/CompressedImage texture\n\
 visualization_msgs/UVCoordinate[] uv_coordinates\nstring text\nstring mesh_resource\n\
 visualization_msgs/MeshFile mesh_file\nbool mesh_use_embedded_materials\n";
-
-fn definition(main: &str, deps: &[(&str, &str)]) -> String {
-    let mut s = main.to_string();
-    for (name, text) in deps {
-        s.push_str(SEPARATOR);
-        s.push_str("MSG: ");
-        s.push_str(name);
-        s.push('\n');
-        s.push_str(text);
-    }
-    s
-}
 
 /// The `ros2msg` schema text of a type of this module (dependencies after
 /// it, each once, as rosbag2 writes them); `None` for any other type.

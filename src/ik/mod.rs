@@ -205,14 +205,7 @@ impl Solver {
     /// Solves for `target` starting from `seed` (one value per joint; values
     /// outside the limits or NaN are brought into range first).
     pub fn solve(&mut self, target: &Target, seed: &[f64]) -> Result<Solution, IkError> {
-        target.validate()?;
-        let expected = self.chain().dof();
-        if seed.len() != expected {
-            return Err(IkError::SeedLength {
-                expected,
-                got: seed.len(),
-            });
-        }
+        self.check_input(target, seed)?;
         Ok(match self {
             Solver::Jacobian(s) => s.solve(target, seed),
             Solver::Analytic(s) => s.solve(target, seed),
@@ -222,10 +215,8 @@ impl Solver {
         })
     }
 
-    /// Every solution within the limits that reaches `target` (nearest
-    /// `seed` first), for the solvers that know them all (geo); the others
-    /// say they cannot.
-    pub fn solve_all(&mut self, target: &Target, seed: &[f64]) -> Result<Vec<Solution>, IkError> {
+    /// A target that can be solved for and a seed with a value per joint.
+    fn check_input(&self, target: &Target, seed: &[f64]) -> Result<(), IkError> {
         target.validate()?;
         let expected = self.chain().dof();
         if seed.len() != expected {
@@ -234,6 +225,14 @@ impl Solver {
                 got: seed.len(),
             });
         }
+        Ok(())
+    }
+
+    /// Every solution within the limits that reaches `target` (nearest
+    /// `seed` first), for the solvers that know them all (geo); the others
+    /// say they cannot.
+    pub fn solve_all(&mut self, target: &Target, seed: &[f64]) -> Result<Vec<Solution>, IkError> {
+        self.check_input(target, seed)?;
         match self {
             Solver::Geo(s) => Ok(s.solve_all(target, seed)),
             other => Err(IkError::CannotListAll {
