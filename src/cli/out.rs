@@ -127,8 +127,16 @@ mod tests {
     fn the_command_line_prints_only_through_this_module() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut files = vec![root.join("main.rs")];
-        for entry in std::fs::read_dir(root.join("cli")).unwrap() {
-            files.push(entry.unwrap().path());
+        let mut dirs = vec![root.join("cli")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
         }
         let banned = ["println!", "print!(", "eprintln!", "eprint!("];
         for f in files {
