@@ -18,7 +18,7 @@ use common::{TempDir, have_python};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Ticks per radian of a 4096-tick servo.
@@ -357,20 +357,16 @@ fn plain_prompts_on_a_dynamixel_bus_keep_the_old_files_link_and_comments() {
             .collect::<String>()
     );
     std::fs::write(&out, &old).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args([
+    let mut child = common::spawn_arm_ik(
+        &[
             "calibrate",
             "--port",
             link.to_str().unwrap(),
             "--config",
             out.to_str().unwrap(),
-        ])
-        .current_dir(common::project_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &common::project_dir(),
+    );
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut until = |text: &str| -> String {
@@ -455,8 +451,8 @@ fn a_closed_stdout_ends_the_plain_wizard_quietly() {
     let dir = TempDir::new("calibrate-pipe");
     let (_sim, link) = feetech_sim(dir.path());
     let out = dir.path().join("servos.yaml");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .args([
+    let mut child = common::spawn_arm_ik(
+        &[
             "calibrate",
             "--kind",
             "feetech",
@@ -464,13 +460,9 @@ fn a_closed_stdout_ends_the_plain_wizard_quietly() {
             link.to_str().unwrap(),
             "--config",
             out.to_str().unwrap(),
-        ])
-        .current_dir(common::project_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &common::project_dir(),
+    );
     drop(child.stdout.take());
     let result = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&result.stderr);
