@@ -12,10 +12,10 @@
 //! that subscribes to it later.
 
 use super::values;
-use arm_ik::bag::{BagMessage, JointStateMsg, Outgoing, RobotTopics, StampedTarget, TargetType};
-use arm_ik::bag::{Header, Topic};
+use arm_ik::bag::Topic;
+use arm_ik::bag::{BagMessage, Outgoing, RobotTopics, StampedTarget, TargetType};
 use arm_ik::node::JointState;
-use arm_ik::replay::TickSink;
+use arm_ik::replay::{TickSink, joint_state_msg};
 use foxglove::websocket::{ChannelView, Client, ServerListener};
 use foxglove::{ChannelBuilder, Context, PartialMetadata, RawChannel, Schema};
 use std::collections::HashMap;
@@ -143,16 +143,7 @@ impl View {
     /// A joint state stamped `stamp_ns` (ns since the epoch), and its /tf.
     pub fn joint_state(&mut self, stamp_ns: u64, js: &JointState) {
         self.wait_for(stamp_ns);
-        let msg = JointStateMsg {
-            header: Header {
-                stamp_ns: stamp_ns as i64,
-                frame_id: String::new(),
-            },
-            name: js.name.to_vec(),
-            position: js.position.clone(),
-            velocity: js.velocity.clone(),
-            effort: Vec::new(),
-        };
+        let msg = joint_state_msg(stamp_ns, js);
         for m in self.robot.joint_state(&msg) {
             self.send(stamp_ns, &m);
         }

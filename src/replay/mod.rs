@@ -24,7 +24,7 @@ mod tracking;
 
 pub use outcome::{CheckName, FailureKind, LimitKind};
 pub use report::{Check, MessageFailure, Report, Thresholds, TickFailure};
-pub use sink::{OutputBag, Outputs, TickSink};
+pub use sink::{OutputBag, Outputs, TickSink, joint_state_msg};
 pub use tracking::CatchUp;
 
 use crate::bag::TargetType;

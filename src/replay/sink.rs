@@ -100,16 +100,7 @@ impl OutputBag {
 
     /// A joint state stamped `log_time_ns`, and its `/tf`.
     pub fn joint_state(&mut self, log_time_ns: u64, js: &JointState) {
-        let msg = JointStateMsg {
-            header: Header {
-                stamp_ns: log_time_ns as i64,
-                frame_id: String::new(),
-            },
-            name: js.name.to_vec(),
-            position: js.position.clone(),
-            velocity: js.velocity.clone(),
-            effort: Vec::new(),
-        };
+        let msg = joint_state_msg(log_time_ns, js);
         for m in self.robot.joint_state(&msg) {
             self.put(log_time_ns, m.topic.name(), m.topic, &m.data);
         }
@@ -167,5 +158,20 @@ impl TickSink for Outputs {
         if let Some(v) = &mut self.view {
             v.target(msg, kind);
         }
+    }
+}
+
+/// The `sensor_msgs/JointState` of a tick's joint state stamped `stamp_ns`,
+/// as the bags and the live view carry it.
+pub fn joint_state_msg(stamp_ns: u64, js: &JointState) -> JointStateMsg {
+    JointStateMsg {
+        header: Header {
+            stamp_ns: stamp_ns as i64,
+            frame_id: String::new(),
+        },
+        name: js.name.to_vec(),
+        position: js.position.clone(),
+        velocity: js.velocity.clone(),
+        effort: Vec::new(),
     }
 }
