@@ -25,6 +25,7 @@ fn criteria() -> Criteria {
         orientation_tolerance: 1e-5,
         // Generous: these tests are about the answers, not timing.
         budget: Duration::from_secs(1),
+        clock: arm_ik::ik::BudgetClock::Wall,
         position_only: false,
     }
 }
