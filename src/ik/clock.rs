@@ -59,7 +59,8 @@ impl std::fmt::Display for BudgetClock {
 
 /// Reads a clock that advances only while the calling thread runs, from
 /// any fixed origin (the thread's CPU time): it must never advance faster
-/// than wall time, which [`Deadline`] relies on to read it rarely.
+/// than wall time, which [`Deadline`] relies on to read it rarely, and it
+/// must advance while the thread computes, or a budget on it never ends.
 pub type OwnTime = fn() -> Duration;
 
 /// A budget's clock as a solver reads it.
