@@ -211,5 +211,18 @@ fn geo(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, model, solvers, geo);
+/// What a budget check costs on each clock: `Instant::now` (the wall
+/// clock, a vDSO call) and the thread's CPU time (`clock_gettime` of
+/// `CLOCK_THREAD_CPUTIME_ID`, a system call on most kernels), which is
+/// why `ik::Deadline` reads the latter only once the wall budget is spent.
+fn clocks(c: &mut Criterion) {
+    c.bench_function("clock/wall", |b| {
+        b.iter(|| black_box(std::time::Instant::now()))
+    });
+    c.bench_function("clock/thread_cpu", |b| {
+        b.iter(|| black_box(arm_ik::bench::thread_cpu_time()))
+    });
+}
+
+criterion_group!(benches, model, solvers, geo, clocks);
 criterion_main!(benches);

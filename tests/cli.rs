@@ -119,6 +119,23 @@ fn bad_input_is_an_error_that_names_it() {
     assert_fails_saying(&out, 1, "no joint 'knee'");
 }
 
+/// `solve --budget-clock cpu` is taken and reported, with both times; an
+/// unknown clock is a usage error naming the flag and the choices.
+#[test]
+fn solve_counts_its_budget_on_the_clock_asked_for() {
+    let out = solve_arm(&["--budget-clock", "cpu", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["budget_clock"], "cpu", "{v}");
+    assert_eq!(v["status"], "converged", "{v}");
+    assert!(v["cpu_us"].as_f64().is_some_and(|t| t > 0.0), "{v}");
+    let v: serde_json::Value = serde_json::from_slice(&solve_arm(&["--json"]).stdout).unwrap();
+    assert_eq!(v["budget_clock"], "wall", "{v}");
+    let out = solve_arm(&["--budget-clock", "process"]);
+    assert_fails_saying(&out, 64, "choose wall");
+    assert!(stderr(&out).contains("--budget-clock"), "{}", stderr(&out));
+}
+
 #[test]
 fn numeric_options_refuse_nan_and_negative_values_naming_the_option() {
     for (option, value) in [

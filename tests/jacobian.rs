@@ -10,7 +10,7 @@
 mod common;
 
 use arm_ik::ik::{
-    Common, JacobianOptions, JointMode, Reason, Solution, SolveStatus, Solver, SolverConfig,
+    Clock, Common, JacobianOptions, JointMode, Reason, Solution, SolveStatus, Solver, SolverConfig,
     Target, Tolerance,
 };
 use arm_ik::model::Chain;
@@ -466,6 +466,53 @@ fn without_restarts_one_attempt_never_exceeds_the_iteration_cap() {
     }
 }
 
+/// An own clock that never advances: the thread "never ran".
+fn frozen() -> Duration {
+    Duration::ZERO
+}
+
+/// An own clock a second later at every reading.
+fn jumping() -> Duration {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static TICKS: AtomicU64 = AtomicU64::new(0);
+    Duration::from_secs(TICKS.fetch_add(1, Ordering::Relaxed))
+}
+
+#[test]
+fn the_budget_is_counted_on_the_chosen_clock() {
+    // The singular seed of the test above: its first descent cannot
+    // converge, so only restarts (time) reach the target. A budget of
+    // 1 ns ends the search at its first check on the wall clock, and on an
+    // own clock that jumps; on one that never advances time never ends it
+    // and the restarts find the solution.
+    let chain = arm();
+    let zero = vec![0.0; chain.dof()];
+    let target = Target::position(Vector3::new(0.0, 0.0, 0.2));
+    let on = |clock| JacobianOptions {
+        budget: Duration::from_nanos(1),
+        clock,
+        ..JacobianOptions::default()
+    };
+    for (name, clock) in [("wall", Clock::Wall), ("jumping", Clock::Own(jumping))] {
+        let sol = solver(&chain, on(clock), Vec::new())
+            .solve(&target, &zero)
+            .unwrap();
+        assert_sane(&chain, &target, &sol);
+        assert!(
+            matches!(
+                sol.status,
+                SolveStatus::BestEffort(Reason::TimeBudget)
+                    | SolveStatus::Failed(Reason::TimeBudget)
+            ),
+            "{name}: {sol:?}"
+        );
+    }
+    let sol = solver(&chain, on(Clock::Own(frozen)), Vec::new())
+        .solve(&target, &zero)
+        .unwrap();
+    assert_eq!(sol.status, SolveStatus::Converged, "{sol:?}");
+}
+
 /// The shared benchmark protocol on the real robots; the target files
 /// and the protocol live in `bench`, part of the application.
 #[cfg(feature = "app")]
@@ -511,6 +558,7 @@ mod protocol {
             position_tolerance: 1e-5,
             orientation_tolerance: 1e-5,
             budget: GENEROUS,
+            clock: arm_ik::ik::BudgetClock::Wall,
             position_only: set.position_only,
         };
         let mut s = solver(&chain, generous(), Vec::new());

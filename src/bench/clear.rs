@@ -6,12 +6,13 @@
 //! checked again here: one closer than the margin fails as
 //! [`Verdict::Collision`], whatever the solver said.
 
-use super::{Answer, Criteria, Record, TargetSet, Verdict, run_with, sample_target};
+use super::{
+    Answer, Criteria, Record, Stopwatch, TargetSet, Verdict, clock, run_with, sample_target,
+};
 use crate::collision::{Clear, World};
 use crate::ik::Solver;
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
 
 /// What the collision check made of a run.
 #[derive(Debug, Clone, Serialize)]
@@ -72,9 +73,9 @@ pub fn run_clear(
     let mut records = run_with(&chain, set, seed, c, stop, |sample, seed| {
         let target = sample_target(sample, c.position_only);
         let mut clear = Clear::new(world);
-        let start = Instant::now();
-        let result = solver.solve_admissible(&target, seed, &mut clear, c.budget);
-        Answer::from_result(result, start.elapsed())
+        let watch = Stopwatch::start();
+        let result = solver.solve_admissible(&target, seed, &mut clear, c.budget, clock(c.clock));
+        Answer::from_result(result, watch.stop())
     });
     let margin = world.margin();
     let mut figures = CollisionFigures {

@@ -7,14 +7,12 @@
 //! comparison in.
 
 #[cfg(feature = "compare-k")]
-use super::{Answer, run_with};
+use super::{Answer, Stopwatch, run_with};
 use super::{Criteria, Record, TargetSet};
 use crate::model::Chain;
 #[cfg(feature = "compare-k")]
 use k::{InverseKinematicsSolver, nalgebra as kna};
 use std::path::Path;
-#[cfg(feature = "compare-k")]
-use std::time::Instant;
 use thiserror::Error;
 
 /// Why the comparison with `k` cannot run.
@@ -106,12 +104,12 @@ impl KChain {
                 kna::UnitQuaternion::from_quaternion(kna::Quaternion::new(w, x, y, z)),
             );
             self.chain.set_joint_positions_clamped(seed);
-            let start = Instant::now();
+            let watch = Stopwatch::start();
             let outcome = solver.solve_with_constraints(&self.chain, &target, &constraints);
-            let elapsed = start.elapsed();
+            let time = watch.stop();
             Answer {
                 q: Some(self.chain.joint_positions()),
-                elapsed,
+                time,
                 detail: outcome.err().map(|e| format!("k: {}", reason(&e))),
                 iterations: 0,
             }

@@ -8,11 +8,15 @@
 //! does; the answers must stay on one branch (no large joint steps).
 //!
 //! A query succeeds when the pose error is within the tolerances, every
-//! joint is within its limits, and the wall time is within the budget.
+//! joint is within its limits, and the time is within the budget: wall
+//! time by default, or the solving thread's CPU time
+//! ([`Criteria::clock`], `--budget-clock cpu`), which other processes
+//! cannot add to. Both are recorded.
 //! Success is judged here, independently of what the solver claims: the
 //! returned joints go through the chain's forward kinematics again.
 
 mod clear;
+mod cpu_time;
 mod generate;
 mod kcompare;
 mod summary;
@@ -20,6 +24,7 @@ mod targets;
 mod track;
 
 pub use clear::{CollisionFigures, clear_targets, run_clear};
+pub use cpu_time::{Stopwatch, Times, clock, thread_cpu_time};
 pub use generate::{PATH_JOINT_STEP, PATH_POSITION_STEP, PATH_ROTATION_STEP};
 pub use kcompare::{KChain, KError};
 pub use summary::{
@@ -27,11 +32,13 @@ pub use summary::{
 };
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
-use crate::ik::{IkError, Solution, Solver, Target, joint_distance, orientation_distance};
+use crate::ik::{
+    BudgetClock, IkError, Solution, Solver, Target, joint_distance, orientation_distance,
+};
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Pass criteria of one benchmark run.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +46,9 @@ pub struct Criteria {
     pub position_tolerance: f64,
     pub orientation_tolerance: f64,
     pub budget: Duration,
+    /// The clock the budget is counted on (the solver's should be the
+    /// same: [`clock`]).
+    pub clock: BudgetClock,
     /// Judge position only (leg target files).
     pub position_only: bool,
 }
@@ -49,6 +59,8 @@ pub struct Record {
     pub q: Vec<f64>,
     /// Wall time in seconds.
     pub t: f64,
+    /// The solving thread's CPU time in seconds.
+    pub cpu_t: f64,
     /// `success`, or what failed.
     pub status: Verdict,
     /// Why, when it failed: the solver's own status when the pose was not
@@ -132,7 +144,8 @@ impl Judgement {
     }
 }
 
-/// Judges a returned configuration against a sample.
+/// Judges a returned configuration against a sample; `elapsed` is the
+/// time on the criteria's clock.
 pub fn judge(
     chain: &Chain,
     sample: &Sample,
@@ -186,7 +199,7 @@ pub fn sample_target(sample: &Sample, position_only: bool) -> Target {
 pub struct Answer {
     /// The joints; `None` when the query was refused.
     pub q: Option<Vec<f64>>,
-    pub elapsed: Duration,
+    pub time: Times,
     /// Why, when the pose is not reached (the solver's status or error).
     pub detail: Option<String>,
     pub iterations: u32,
@@ -195,17 +208,17 @@ pub struct Answer {
 impl Answer {
     /// A solver's result as the bench records it: a status other than
     /// converged, or the error, is the detail.
-    pub fn from_result(result: Result<Solution, IkError>, elapsed: Duration) -> Answer {
+    pub fn from_result(result: Result<Solution, IkError>, time: Times) -> Answer {
         match result {
             Ok(sol) => Answer {
                 detail: (!sol.status.is_converged()).then(|| sol.status.to_string()),
                 q: Some(sol.q),
-                elapsed,
+                time,
                 iterations: sol.iterations,
             },
             Err(e) => Answer {
                 q: None,
-                elapsed,
+                time,
                 detail: Some(e.to_string()),
                 iterations: 0,
             },
@@ -273,9 +286,9 @@ pub fn run_until(
     let chain = solver.chain().clone();
     run_with(&chain, set, seed, c, stop, |sample, seed| {
         let target = sample_target(sample, c.position_only);
-        let start = Instant::now();
+        let watch = Stopwatch::start();
         let result = solver.solve(&target, seed);
-        Answer::from_result(result, start.elapsed())
+        Answer::from_result(result, watch.stop())
     })
 }
 
@@ -288,11 +301,13 @@ fn record(
     c: &Criteria,
     previous: Option<&[f64]>,
 ) -> Record {
-    let t = answer.elapsed.as_secs_f64();
+    let t = answer.time.wall.as_secs_f64();
+    let cpu_t = answer.time.cpu.as_secs_f64();
     let Some(q) = answer.q else {
         return Record {
             q: Vec::new(),
             t,
+            cpu_t,
             status: Verdict::Rejected,
             detail: answer.detail,
             position_error: f64::NAN,
@@ -303,7 +318,7 @@ fn record(
             clearance: None,
         };
     };
-    let j = judge(chain, sample, &q, answer.elapsed, c);
+    let j = judge(chain, sample, &q, answer.time.on(c.clock), c);
     let usable = q.len() == chain.dof() && q.iter().all(|v| v.is_finite());
     Record {
         status: j.verdict,
@@ -322,6 +337,7 @@ fn record(
         clearance: None,
         q,
         t,
+        cpu_t,
     }
 }
 

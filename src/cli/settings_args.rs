@@ -49,8 +49,8 @@ pub struct SolverArgs {
     #[arg(long = "rot-tol", value_name = "ROT_TOL", value_parser = values::positive,
           default_value_t = SolverSettings::default().orientation_tolerance)]
     pub orientation_tolerance: f64,
-    /// Wall-clock budget of one solve (ms), jacobian solver; above 0 and at
-    /// most 1e6 (1000 s).
+    /// Time budget of one solve (ms), jacobian solver; above 0 and at most
+    /// 1e6 (1000 s). Wall time (`bench --budget-clock cpu`: CPU time).
     #[arg(long, value_parser = values::positive, default_value_t = SolverSettings::default().budget_ms)]
     pub budget_ms: f64,
     /// Iteration cap (jacobian: per attempt; ccd, fabrik: per solve);

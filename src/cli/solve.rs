@@ -3,7 +3,8 @@
 use super::robot::LinkArgs;
 use super::settings_args::SolverArgs;
 use super::{parse, values};
-use arm_ik::ik::{Solver, Target, joint_distance};
+use arm_ik::bench::{self, Stopwatch};
+use arm_ik::ik::{BudgetClock, Solver, SolverConfig, Target, joint_distance};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +18,11 @@ pub struct Args {
     links: LinkArgs,
     #[command(flatten)]
     solver: SolverArgs,
+    /// The clock --budget-ms is counted on: wall (elapsed time, as the
+    /// node counts it) or cpu (the solving thread's CPU time).
+    #[arg(long, value_name = "CLOCK", default_value_t = BudgetClock::default(),
+          value_parser = values::budget_clock)]
+    budget_clock: BudgetClock,
     /// Target position x,y,z in the base frame (m), each at most 1e6 in size.
     #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<3>)]
     position: [f64; 3],
@@ -44,14 +50,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Some(s) => s.clone(),
         None => chain.mid_configuration(),
     };
-    let (config, common) = a.solver.config(&chain)?;
+    let (mut config, common) = a.solver.config(&chain)?;
+    if let SolverConfig::Jacobian(o) = &mut config {
+        o.clock = bench::clock(a.budget_clock);
+    }
     let mut solver = Solver::new(&chain, config, common)?;
     if a.all {
         return all(&mut solver, &target, &seed, a.json);
     }
-    let start = std::time::Instant::now();
+    let watch = Stopwatch::start();
     let sol = solver.solve(&target, &seed)?;
-    let elapsed = start.elapsed();
+    let time = watch.stop();
+    let elapsed = time.wall;
     if a.json {
         let joints: serde_json::Map<String, serde_json::Value> = chain
             .joints
@@ -70,6 +80,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "status": sol.status.name(),
             "reason": sol.status.reason().map(|r| r.name()),
             "time_us": elapsed.as_secs_f64() * 1e6,
+            "cpu_us": time.cpu.as_secs_f64() * 1e6,
+            "budget_clock": a.budget_clock.name(),
         });
         outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {

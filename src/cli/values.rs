@@ -79,6 +79,12 @@ pub fn fraction(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The clock a time budget is counted on: `wall` or `cpu`
+/// (`--budget-clock`).
+pub fn budget_clock(s: &str) -> Result<arm_ik::ik::BudgetClock, String> {
+    s.parse()
+}
+
 /// A frame rate a servo link can stream at (Hz).
 pub fn frame_rate(s: &str) -> Result<f64, String> {
     LinkSettings::check_rate(number(s)?).map_err(|_| {
@@ -112,6 +118,8 @@ mod tests {
         assert!(positive("x").unwrap_err().contains("'x' is not a number"));
         assert!(frame_rate("5000").unwrap_err().contains("at most 1000 Hz"));
         assert_eq!(frame_rate("50"), Ok(50.0));
+        assert_eq!(budget_clock("cpu"), Ok(arm_ik::ik::BudgetClock::Cpu));
+        assert!(budget_clock("CPU").unwrap_err().contains("choose wall"));
     }
 }
 

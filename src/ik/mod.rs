@@ -14,6 +14,7 @@
 mod analytic;
 mod bounds;
 mod ccd;
+mod clock;
 mod fabrik;
 mod geo;
 mod geometry;
@@ -29,6 +30,7 @@ pub use analytic::{
 };
 pub use bounds::{Bounds, JointMode};
 pub use ccd::{CcdOptions, CcdSolver};
+pub use clock::{BudgetClock, Clock, Deadline, OwnTime};
 pub use fabrik::{FabrikOptions, FabrikSolver};
 pub use geo::{Family, GeoOptions, GeoSolver, GeoStructure, INTERSECTION_TOLERANCE, Pick};
 pub use jacobian::{Closest, JacobianOptions, JacobianSolver, reach};
@@ -39,7 +41,7 @@ pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
 use solution::{Outcome, finish};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use thiserror::Error;
 
 /// Errors that stop a solve before it starts. Everything that can be
@@ -281,7 +283,8 @@ const ADMISSIBLE_SEED: u64 = 0xad31_5510;
 impl Solver {
     /// [`Solver::solve`], but only a solution `check` admits counts: the
     /// Jacobian solver keeps restarting within its budget until one is;
-    /// the others are restarted from random seeds within `budget`. When
+    /// the others are restarted from random seeds within `budget`, counted
+    /// on `clock` (the Jacobian solver's budget and clock are its options'). When
     /// none is found the answer is the seed with the status
     /// [`SolveStatus::BestEffort`]`(`[`Reason::Inadmissible`]`)`.
     pub fn solve_admissible(
@@ -290,8 +293,9 @@ impl Solver {
         seed: &[f64],
         check: &mut dyn Admissible,
         budget: Duration,
+        clock: Clock,
     ) -> Result<Solution, IkError> {
-        let started = Instant::now();
+        let deadline = Deadline::start(clock, budget);
         if let Solver::Jacobian(s) = self {
             target.validate()?;
             if seed.len() != s.chain().dof() {
@@ -308,7 +312,7 @@ impl Solver {
         }
         let mut rng = Rng::new(ADMISSIBLE_SEED);
         let mut start = seed.to_vec();
-        while started.elapsed() < budget {
+        while !deadline.passed() {
             rng.fill_configuration(self.chain(), &mut start);
             let s = self.solve(target, &start)?;
             if s.status.is_converged() && check.admits(&s.q, true) {

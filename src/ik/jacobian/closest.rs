@@ -99,6 +99,7 @@ pub(super) fn slide(descent: &Descent, ws: &mut Workspace, seed: &[f64], weights
         patience: Patience::PATIENT,
         null_gain: 0.0,
         toward: None,
+        deadline: descent.deadline.clone(),
         ..*descent
     };
     let mut nearest = joint_distance(chain, &ws.q, seed, weights);

@@ -5,9 +5,8 @@
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
-use crate::ik::{Reason, Target, Tolerance};
+use crate::ik::{Deadline, Reason, Target, Tolerance};
 use crate::model::Chain;
-use std::time::Instant;
 
 /// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
 /// is stuck and a restart is cheaper than more damping.
@@ -60,7 +59,7 @@ pub(super) struct Descent<'a> {
     /// Rest pose and gain of the null-space pull (gain 0: none).
     pub rest: &'a [f64],
     pub null_gain: f64,
-    pub deadline: Instant,
+    pub deadline: Deadline,
     pub patience: Patience,
     /// Closest mode on an arm without self-motion: lean toward the seed.
     pub toward: Option<Toward<'a>>,
@@ -163,7 +162,7 @@ impl Descent<'_> {
                 }
                 window_cost = r.cost;
             }
-            if it % 4 == 3 && Instant::now() >= self.deadline {
+            if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
             if !self.step(ws, &r, lambda, it) {

@@ -22,13 +22,14 @@ mod restarts;
 
 pub use options::{Closest, JacobianOptions};
 
-use super::{Admissible, Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
+use super::{
+    Admissible, Bounds, Common, Deadline, IkError, Outcome, Reason, Rng, Solution, Target, finish,
+};
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
 use descent::{Attempt, Descent, Patience, Toward};
 use linalg::Factor;
 use restarts::Restarts;
-use std::time::Instant;
 
 /// Attempts spent on a target beyond reach (the first from the seed).
 const OUT_OF_REACH_ATTEMPTS: u32 = 4;
@@ -165,7 +166,7 @@ impl JacobianSolver {
         seed: &[f64],
         mut check: Option<&mut dyn Admissible>,
     ) -> Solution {
-        let started = Instant::now();
+        let deadline = Deadline::start(self.setup.options.clock, self.setup.options.budget);
         let JacobianSolver {
             setup,
             rng,
@@ -180,7 +181,7 @@ impl JacobianSolver {
         // The seed is the answer until an attempt finds a better one (an
         // attempt whose cost overflows never does).
         ws.best.copy_from_slice(&ws.q);
-        let mut search = Search::new(setup, target, started);
+        let mut search = Search::new(setup, target, deadline);
         let mut descent = setup.descent(target, &search);
         loop {
             descent.toward = setup.lean(&search).map(|_| Toward {
@@ -258,7 +259,7 @@ impl Setup {
             } else {
                 0.0
             },
-            deadline: search.deadline,
+            deadline: search.deadline.clone(),
             patience: if search.out_of_reach {
                 Patience::THOROUGH
             } else {
@@ -283,10 +284,10 @@ struct Search {
     out_of_reach: bool,
     /// The chain has more joints than the target has constraints.
     redundant: bool,
-    deadline: Instant,
+    deadline: Deadline,
     /// The closest mode stops looking for nearer solutions a little before
     /// the budget, so that it returns within it.
-    search_end: Instant,
+    search_end: Deadline,
     attempts_left: u32,
     /// The cost of `Workspace::best` while no attempt has converged.
     best_cost: f64,
@@ -303,14 +304,13 @@ struct Search {
 }
 
 impl Search {
-    fn new(setup: &Setup, target: &Target, started: Instant) -> Search {
+    fn new(setup: &Setup, target: &Target, deadline: Deadline) -> Search {
         let out_of_reach = beyond_reach(&setup.chain, target);
-        let budget = setup.options.budget;
         Search {
             out_of_reach,
             redundant: setup.chain.dof() > if target.wants_orientation() { 6 } else { 3 },
-            deadline: started + budget,
-            search_end: started + budget.mul_f64(CLOSEST_SHARE),
+            search_end: deadline.share(CLOSEST_SHARE),
+            deadline,
             attempts_left: if out_of_reach {
                 OUT_OF_REACH_ATTEMPTS
             } else {
@@ -365,12 +365,11 @@ impl Search {
         if settled || !setup.options.restarts || self.attempts_left == 0 {
             return true;
         }
-        let now = Instant::now();
-        if now >= self.deadline {
+        if self.deadline.passed() {
             self.why_not = Reason::TimeBudget;
             return true;
         }
-        self.nearest.distance.is_finite() && now >= self.search_end
+        self.nearest.distance.is_finite() && self.search_end.passed()
     }
 
     /// The pull toward the seed of the next closest-mode attempt: none once
