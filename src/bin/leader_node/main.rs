@@ -132,7 +132,7 @@ fn open(p: &LeaderParams, log: &str) -> anyhow::Result<Leader> {
     let map = map_joints(
         &chain,
         &moved_joints(&JointLayout::new(&follower)),
-        &[p.joint_map.clone()],
+        std::slice::from_ref(&p.joint_map),
     )
     .context("joint_map")?;
     let servos = open_leader(Path::new(&config), &port, &chain, rate_hz)
