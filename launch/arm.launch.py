@@ -37,6 +37,8 @@ Launch arguments:
   poses_file   named poses for ~/home and ~/go_to/<name>; a bare file name
                is looked up in share/arm_ik/config/ (default: poses_arm.yaml
                with arm.yaml, none with other parameter files)
+  follow_leader true: ik_node follows a leader arm's frames on
+               ~/joint_command (default: false; teleop.launch.py sets it)
   use_sim_time ik_node and robot_state_publisher on /clock (default: false;
                true for a recorded bag played with `ros2 bag play --clock`,
                whose stamps are of when it was recorded)
@@ -124,6 +126,8 @@ def _nodes(context):
     # launch arguments set. Empty base_link / tip_link keep the file's.
     overrides = {'urdf_path': urdf, 'use_sim_time': use_sim_time}
     overrides.update(_servos(context))
+    if _flag('follow_leader', context):
+        overrides['follow_leader'] = True
     for name in ('base_link', 'tip_link'):
         value = LaunchConfiguration(name).perform(context)
         if value:
@@ -187,6 +191,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'tip_link', default_value='',
             description='Chain tip link (empty: the parameters file\'s)'),
+        DeclareLaunchArgument(
+            'follow_leader', default_value='false', choices=['true', 'false'],
+            description='true: ~/joint_command carries a leader arm\'s frames '
+                        '(leader_node; teleop.launch.py sets it)'),
         DeclareLaunchArgument(
             'use_sim_time', default_value='false', choices=['true', 'false'],
             description='Run ik_node and robot_state_publisher on /clock (true: '

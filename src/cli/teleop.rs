@@ -16,13 +16,12 @@ use super::stop::Stop;
 use super::values;
 use super::view::{View, ViewArgs};
 use super::watch::Watch;
-use anyhow::Context as _;
 use arm_ik::bag::RobotTopics;
-use arm_ik::node::teleop::names::{match_names, parse_map};
-use arm_ik::node::{JointLayout, TeleopSettings};
-use arm_ik::run::{Clock, LeaderSource, LineSource, RunOptions, Source};
-use arm_ik::servo::calibration::Calibration;
-use arm_ik::servo::{SerialServo, ServoOutput};
+use arm_ik::node::TeleopSettings;
+use arm_ik::run::{
+    Clock, LeaderError, LeaderSource, LineSource, RunOptions, Source, map_joints, moved_joints,
+    open_leader,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -78,23 +77,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => chain.clone(),
     };
     let settings = a.node.node_settings(&a.solver)?;
-    let leader = open_leader(&a, &leader_chain, settings.motion.rate_hz)?;
+    let leader = open_leader(
+        &a.leader,
+        &a.leader_port,
+        &leader_chain,
+        settings.motion.rate_hz,
+    )
+    .map_err(|e| match e {
+        LeaderError::Link { .. } => anyhow::anyhow!("--leader-port: {e}"),
+        _ => anyhow::anyhow!("--leader {e}"),
+    })?;
     let built = arm_ik::run::build_paced_on_port(&settings, &chain, &a.follower, &a.follower_port)
         .map_err(flags)?;
     for w in &built.warnings {
         errln!("arm_ik teleop: warning: {w}");
     }
-    // The joints each side moves (a mimic joint follows its leader).
-    let moved = |l: &JointLayout| l.names()[..l.axes()].to_vec();
-    let leader_names = moved(&JointLayout::new(&leader_chain));
-    let follower_names = moved(built.core.layout());
-    let explicit = a
-        .map
-        .iter()
-        .map(|m| parse_map(m))
-        .collect::<Result<Vec<_>, _>>()?
-        .concat();
-    let map = match_names(&leader_names, &follower_names, &explicit)?;
+    let map = map_joints(&leader_chain, &moved_joints(built.core.layout()), &a.map)?;
+    let leader_names = moved_joints(&arm_ik::node::JointLayout::new(&leader_chain));
     errln!("arm_ik teleop: {}", map.describe(&leader_names));
     let teleop = TeleopSettings {
         startup_speed: a.startup_speed,
@@ -112,9 +111,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // Command lines typed on stdin (relax, enable) reach the follower
     // beside the leader's frames; the end of stdin ends nothing.
     let stdin = arm_ik::run::spawn_reader(std::io::BufReader::new(std::io::stdin()));
-    let led = map.pairs.iter().map(|(i, f, _)| (*i, f.clone())).collect();
     let mut source = Source::Leader {
-        leader: Box::new(LeaderSource::new(leader, led)),
+        leader: Box::new(LeaderSource::new(leader, &map)),
         lines: Some(LineSource::new(stdin, false)),
     };
     let opts = RunOptions {
@@ -163,31 +161,4 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         return Ok(signals.report("teleop", ""));
     }
     Ok(verdict("teleop", &summary))
-}
-
-/// The leader's servos on `--leader-port`, relaxed, their link paced by
-/// the run loop at `rate_hz`: refused when its protocol cannot report
-/// positions (hobby servos behind the PWM bridge).
-fn open_leader(
-    a: &Args,
-    chain: &arm_ik::model::Chain,
-    rate_hz: f64,
-) -> anyhow::Result<SerialServo> {
-    let cal = Calibration::load(&a.leader, chain)
-        .with_context(|| format!("--leader {}", a.leader.display()))?;
-    if !cal.protocol.measures_positions {
-        anyhow::bail!(
-            "--leader {}: {} servos cannot report their position, so they cannot lead; a leader arm needs bus servos (Feetech, Dynamixel)",
-            a.leader.display(),
-            cal.protocol.name
-        );
-    }
-    let mut leader = SerialServo::open_paced(&a.leader_port, cal, rate_hz, true).map_err(|e| {
-        anyhow::anyhow!(
-            "--leader-port: cannot start the link on {}: {e}",
-            a.leader_port
-        )
-    })?;
-    leader.relax();
-    Ok(leader)
 }

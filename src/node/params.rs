@@ -47,6 +47,10 @@ fn collision() -> crate::collision::CollisionOptions {
     crate::collision::CollisionOptions::default()
 }
 
+fn teleop() -> crate::node::TeleopSettings {
+    crate::node::TeleopSettings::default()
+}
+
 fn twist_frames() -> Vec<&'static str> {
     TwistFrame::NAMES.to_vec()
 }
@@ -170,6 +174,12 @@ declare_params! {
         collision_capsule_radius: f64 = collision().capsule_radius, live: false;
         /// Program files (YAML lists of steps), comma-separated: one Trigger service each, ~/program/ followed by the file's stem; empty: none.
         programs: String = String::new(), live: false;
+        /// ~/joint_command carries a leader arm's frames (leader_node): the arm first comes to the leader's pose at leader_startup_speed, then follows within its limits, and holds when the frames stop for leader_timeout.
+        follow_leader: bool = false, live: false;
+        /// With follow_leader: a leader silent for longer than this (s) makes the arm hold.
+        leader_timeout: f64 = teleop().timeout, live: false;
+        /// With follow_leader: joint speed of the approach to the leader's pose (rad/s or m/s).
+        leader_startup_speed: f64 = teleop().startup_speed, live: false;
     }
 }
 

@@ -22,7 +22,9 @@ pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
 use crate::ik::Target;
 use crate::model::Transform;
-use crate::node::{Command, Health, JointCommandMsg, JointState, Level, Refused, TargetMsg};
+use crate::node::{
+    Command, Health, JointCommandMsg, JointState, LeaderMsg, Level, Refused, TargetMsg,
+};
 use nalgebra::UnitQuaternion;
 use r2r::builtin_interfaces::msg::{Duration as RosDuration, Time};
 use r2r::diagnostic_msgs::msg::{DiagnosticArray, DiagnosticStatus, KeyValue};
@@ -262,6 +264,32 @@ pub fn joint_command(m: &RosJointState) -> Command {
         name: m.name.clone(),
         position: m.position.clone(),
     })
+}
+
+/// `~/joint_command` of a node that follows a leader arm
+/// (`follow_leader`): the leader's positions by joint name, one frame of
+/// the teleoperation (the core checks the names and limits).
+pub fn leader_frame(m: &RosJointState) -> Command {
+    Command::Leader(LeaderMsg {
+        name: m.name.clone(),
+        position: m.position.clone(),
+    })
+}
+
+/// The leader arm's `JointState` (`/leader/joint_states`, and the
+/// follower's `~/joint_command`): positions by name, stamped, no
+/// velocities (the hand that moves it is not measured).
+pub fn leader_state(name: &[String], position: &[f64], stamp: Time) -> RosJointState {
+    RosJointState {
+        header: Header {
+            stamp,
+            frame_id: String::new(),
+        },
+        name: name.to_vec(),
+        position: position.to_vec(),
+        velocity: Vec::new(),
+        effort: Vec::new(),
+    }
 }
 
 /// The fields of a `std_srvs/srv/Trigger` response, for a service whose
@@ -512,6 +540,21 @@ pub(crate) mod tests {
             joint_command(&m),
             Command::JointCommand(JointCommandMsg {
                 name: vec!["elbow".into(), "gripper".into()],
+                position: vec![0.5, 0.3],
+            })
+        );
+    }
+
+    #[test]
+    fn a_leader_state_is_a_leader_frame_for_a_follower() {
+        let names = ["elbow".to_string(), "gripper".to_string()];
+        let m = leader_state(&names, &[0.5, 0.3], time(2.5));
+        assert_eq!(m.header.stamp.sec, 2);
+        assert!(m.velocity.is_empty() && m.effort.is_empty());
+        assert_eq!(
+            leader_frame(&m),
+            Command::Leader(LeaderMsg {
+                name: names.to_vec(),
                 position: vec![0.5, 0.3],
             })
         );

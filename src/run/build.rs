@@ -296,6 +296,9 @@ pub fn build_node(p: &NodeParams, chain: &Chain) -> Result<BuiltNode, RunError> 
     let mut built = assemble(&settings, chain, poses, |start| {
         output(p, chain, start).map(|b| (b.output, b.warnings))
     })?;
+    if let Some(teleop) = p.teleop().map_err(NodeError::from)? {
+        built.core = built.core.with_leader(teleop);
+    }
     // `~/record_pose` writes into the same file `~/go_to` reads.
     if let Some(file) = p.poses() {
         built.core = built.core.with_pose_store(PoseStore::new(file));

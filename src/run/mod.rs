@@ -28,7 +28,7 @@ pub use build::{
 pub use delivery::Delivery;
 pub use driver::{Clock, Observer, RunOptions, run};
 pub use input::{Input, Poll};
-pub use leader_source::LeaderSource;
+pub use leader_source::{LeaderError, LeaderSource, map_joints, moved_joints, open_leader};
 pub use lines::{InputError, LINE_FORMAT, Line, READ_AHEAD, parse_line, spawn_reader};
 pub use source::{LineSource, Source};
 pub use summary::{Ending, MeanMax, Micros, PathSummary, Rejection, RunSummary, Steered, Verdict};

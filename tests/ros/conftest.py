@@ -3,7 +3,7 @@
 its own, with an rclpy peer. Run by scripts/test as
 
     eval "$(scripts/ros-env)"
-    cargo build --release --features ros2 --bin ik_node
+    cargo build --release --features ros2 --bin ik_node --bin leader_node
     python3 -m pytest tests/ros
 
 Every test gets a fresh domain and node (`arm`, `start_arm`); a module
@@ -28,7 +28,7 @@ def pytest_sessionstart(session):
     path = node_binary()
     if not os.access(path, os.X_OK):
         raise pytest.UsageError(
-            "%s is missing: build it with `cargo build --release --features ros2 --bin ik_node` "
+            "%s is missing: build it with `cargo build --release --features ros2 --bin ik_node --bin leader_node` "
             "after `eval \"$(scripts/ros-env)\"` (or set ARM_IK_NODE)" % path)
 
 

@@ -31,13 +31,15 @@ DOMAINS = range(100, 233)
 LOCK_DIR = os.path.join("/tmp", "arm_ik_ros_domains")
 
 
-def node_binary():
-    """ik_node where cargo built it: ARM_IK_NODE when set, else the release
-    folder of `cargo metadata`'s target directory (CARGO_TARGET_DIR or a
+def node_binary(name="ik_node"):
+    """ik_node (or the package's other executable `name`) where cargo built
+    it: ARM_IK_NODE (ARM_IK_LEADER_NODE) when set, else the release folder
+    of `cargo metadata`'s target directory (CARGO_TARGET_DIR or a
     .cargo/config setting moves it away from the checkout's target/)."""
-    if "ARM_IK_NODE" in os.environ:
-        return os.environ["ARM_IK_NODE"]
-    return os.path.join(_target_dir(), "release", "ik_node")
+    env = {"ik_node": "ARM_IK_NODE", "leader_node": "ARM_IK_LEADER_NODE"}[name]
+    if env in os.environ:
+        return os.environ[env]
+    return os.path.join(_target_dir(), "release", name)
 
 
 _TARGET_DIR = []
@@ -220,26 +222,29 @@ class Peer:
         return {name for name, _ in self.node.get_service_names_and_types()}
 
 
-def params_yaml(params, path):
-    """Writes `params` as a ROS 2 parameters file for the node `ik_node`.
-    A file, not `-p name:=value`: rcl parses `-p` values as YAML, which
-    mangles a URDF given as text."""
+def params_yaml(params, path, node="ik_node"):
+    """Writes `params` as a ROS 2 parameters file for the node `node`
+    (a fully qualified name, or `/**` for any). A file, not `-p
+    name:=value`: rcl parses `-p` values as YAML, which mangles a URDF
+    given as text."""
     with open(path, "w") as f:
-        yaml.safe_dump({"ik_node": {"ros__parameters": params}}, f)
+        yaml.safe_dump({node: {"ros__parameters": params}}, f)
     return path
 
 
 class IkNode:
-    """The real ik_node binary as a process on `domain`, with `params`
-    (a dict, given as a parameters file), its output (stdout and stderr,
-    rcutils' console log) in `dir`/ik_node.log."""
+    """The real ik_node binary (or `binary`, e.g. leader_node) as a process
+    on `domain`, with `params` (a dict, given as a parameters file for
+    node `node`), its output (stdout and stderr, rcutils' console log) in
+    `dir`/<binary>.log."""
 
-    def __init__(self, domain, dir, params, args=()):
+    def __init__(self, domain, dir, params, args=(), binary="ik_node", node="ik_node"):
         self.dir = dir
-        self.log_path = os.path.join(dir, "ik_node.log")
-        cmd = [node_binary(), "--ros-args"]
+        self.log_path = os.path.join(dir, binary + ".log")
+        cmd = [node_binary(binary), "--ros-args"]
         if params:
-            cmd += ["--params-file", params_yaml(params, os.path.join(dir, "params.yaml"))]
+            path = os.path.join(dir, binary + "_params.yaml")
+            cmd += ["--params-file", params_yaml(params, path, node)]
         cmd += list(args)
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_LOG_DIR=os.path.join(dir, "roslog"),
                    RCUTILS_COLORIZED_OUTPUT="0", RCUTILS_LOGGING_BUFFERED_STREAM="0")

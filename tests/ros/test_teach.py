@@ -2,7 +2,7 @@
 the joints through its points at their times (seen in /joint_states), an
 unknown joint is refused with the reason in /diagnostics; `~/record_pose`
 writes where the arm is into `poses_file`, served as `~/go_to/<name>`
-after a restart; the `programs` parameter gives `~/program/<name>`, which
+at once and after a restart; the `programs` parameter gives `~/program/<name>`, which
 runs the program to its last step."""
 import os
 import shutil
@@ -72,7 +72,7 @@ def test_a_bad_trajectory_is_refused_with_the_reason_and_nothing_moves(arm, name
     assert all(p == 0.0 for m in arm.joints.since(n) for p in m.position), "a joint moved"
 
 
-def test_record_pose_writes_the_pose_and_a_restart_serves_it(start_arm, tmp_path):
+def test_record_pose_writes_the_pose_served_at_once_and_after_a_restart(start_arm, tmp_path):
     poses = str(tmp_path / "poses.yaml")
     shutil.copy(POSES, poses)
     arm = start_arm({"poses_file": poses})
@@ -93,7 +93,14 @@ def test_record_pose_writes_the_pose_and_a_restart_serves_it(start_arm, tmp_path
         text = f.read()
     assert "# Named joint-space poses" in text, text  # the comments kept
     assert {"home", "rest", "zero"} <= set(yaml.safe_load(text)), text
-    assert "/ik_node/go_to/perch" not in arm.peer.service_names()
+    # Served at once, without a restart: moved away, the arm goes back.
+    zero = {k: 0.0 for k in want}
+    arm.publish("/ik_node/joint_command", joint_command(zero, zero.values()))
+    arm.wait_joints(lambda q: near(q, zero), "the arm moved away from the recorded pose")
+    ok, message = arm.trigger("/ik_node/go_to/perch")
+    assert ok and message == "moving to pose 'perch'", message
+    arm.wait_joints(lambda q: near(q, want), "the arm back at the pose recorded while it ran")
+    assert "pose 'perch' recorded: serving ~/go_to/perch" in arm.node.log()
     arm.node.stop()
 
     again = start_arm({"poses_file": poses})

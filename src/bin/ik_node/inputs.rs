@@ -49,8 +49,15 @@ where
 }
 
 impl Inputs {
-    /// Subscribes to every input topic.
-    pub fn subscribe(node: &mut r2r::Node) -> anyhow::Result<Inputs> {
+    /// Subscribes to every input topic. With `follow_leader`,
+    /// `~/joint_command` carries a leader arm's frames (teleoperation)
+    /// rather than joint goals.
+    pub fn subscribe(node: &mut r2r::Node, follow_leader: bool) -> anyhow::Result<Inputs> {
+        let joint_command = if follow_leader {
+            convert::leader_frame
+        } else {
+            convert::joint_command
+        };
         let streams = vec![
             subscribe::<PoseStamped>(node, "target_pose", |m| {
                 Command::Target(convert::target_from_pose(m))
@@ -59,7 +66,7 @@ impl Inputs {
                 Command::Target(convert::target_from_point(m))
             })?,
             subscribe::<Float64>(node, "~/gripper", convert::gripper_command)?,
-            subscribe::<JointState>(node, "~/joint_command", convert::joint_command)?,
+            subscribe::<JointState>(node, "~/joint_command", joint_command)?,
             subscribe::<JointTrajectory>(node, "~/joint_trajectory", convert::joint_trajectory)?,
             subscribe::<RosString>(node, "~/record_pose", convert::record_pose)?,
             subscribe::<TwistStamped>(node, "~/target_twist", |m| {
@@ -102,6 +109,30 @@ impl Inputs {
         _programs: &[String],
     ) -> anyhow::Result<bool> {
         Ok(false)
+    }
+
+    /// One more input stream: a service created while the node runs.
+    pub fn add(&mut self, stream: BoxStream<'static, Input>) {
+        self.stream.push(stream);
+    }
+
+    /// `~/go_to/<name>` for a pose recorded while the node runs (see
+    /// `services`).
+    #[cfg(std_srvs)]
+    pub fn go_to(
+        node: &mut r2r::Node,
+        name: &str,
+    ) -> anyhow::Result<Option<BoxStream<'static, Input>>> {
+        super::services::go_to(node, name).map(Some)
+    }
+
+    /// This build has no std_srvs: no `~/go_to/<name>`.
+    #[cfg(not(std_srvs))]
+    pub fn go_to(
+        _node: &mut r2r::Node,
+        _name: &str,
+    ) -> anyhow::Result<Option<BoxStream<'static, Input>>> {
+        Ok(None)
     }
 
     /// The next input; `None` only when every subscription has closed.

@@ -23,7 +23,7 @@ mod spin;
 mod tuning;
 
 use anyhow::Context as _;
-use arm_ik::node::{NodeCore, NodeParams, PoseFile};
+use arm_ik::node::{Command, NodeCore, NodeParams, PoseFile};
 use arm_ik::ros::convert;
 use arm_ik::run;
 use arm_ik::servo::Output;
@@ -33,6 +33,7 @@ use outputs::Outputs;
 use r2r::Clock;
 use robot::Description;
 use spin::{Spinner, ros_now, shutdown_signal};
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
@@ -90,6 +91,14 @@ fn parameters(
     let tuning = Tuning::serve(node)?;
     let p = tuning.read()?;
     p.settings().context("invalid parameter")?;
+    if let Some(t) = p.teleop().context("invalid parameter")? {
+        r2r::log_info!(
+            log,
+            "follow_leader: ~/joint_command carries a leader arm's frames; the arm first comes to its pose at {} rad/s and holds when they stop for {} s",
+            t.startup_speed,
+            t.timeout
+        );
+    }
     let warnings = run::check_output(&p)?;
     for warning in &warnings {
         r2r::log_warn!(log, "{warning}");
@@ -117,8 +126,14 @@ async fn run() -> anyhow::Result<()> {
     let mut node = r2r::Node::create(ctx, NODE_NAME, "").context("cannot create the node")?;
     let log = node.logger().to_string();
     let (p, early, tuning) = parameters(&mut node, &log)?;
-    let mut inputs = Inputs::subscribe(&mut node)?;
-    if !inputs.serve(&mut node, &pose_names(&p)?, &p.program_names())? {
+    let mut inputs = Inputs::subscribe(&mut node, p.follow_leader)?;
+    let go_to: BTreeSet<String> = pose_names(&p)?.into_iter().collect();
+    let served = inputs.serve(
+        &mut node,
+        &Vec::from_iter(go_to.iter().cloned()),
+        &p.program_names(),
+    )?;
+    if !served {
         r2r::log_warn!(
             &log,
             "built without std_srvs: no relax, enable, home, go_to or gripper services (the ~/gripper and ~/joint_command topics work)"
@@ -133,7 +148,7 @@ async fn run() -> anyhow::Result<()> {
         )?
         .boxed();
     let clock = node.get_ros_clock();
-    let _spinner = Spinner::start(node)?;
+    let spinner = Spinner::start(node)?;
 
     let Some(chain) = description.chain(&p, &log, shutdown.as_mut()).await? else {
         return Ok(());
@@ -163,6 +178,8 @@ async fn run() -> anyhow::Result<()> {
         marker_requests,
         clock,
         log,
+        spinner,
+        go_to: served.then_some(go_to),
     };
     let stop = node.control_loop(shutdown.as_mut()).await?;
     node.log_summary(stop);
@@ -187,6 +204,11 @@ struct Running {
     marker_requests: MarkerRequests,
     clock: Arc<Mutex<Clock>>,
     log: String,
+    /// Spins the ROS node; creates services while it runs.
+    spinner: Spinner,
+    /// The poses served as `~/go_to/<name>`; none in a build without
+    /// std_srvs.
+    go_to: Option<BTreeSet<String>>,
 }
 
 impl Running {
@@ -218,6 +240,9 @@ impl Running {
                     if let Some(Err(e)) = input.reply.map(|reply| reply(&taken)) {
                         r2r::log_warn!(&self.log, "{} reply not sent: {e}", input.source);
                     }
+                    if let (Ok(()), Command::RecordPose { name }) = (&taken, &input.command) {
+                        self.serve_pose(name).await;
+                    }
                     self.publish_marker();
                 }
                 _ = ticks.tick() => {
@@ -246,6 +271,30 @@ impl Running {
                     self.outputs.collision_markers(&self.core.chain().base, &shapes, now);
                 }
             }
+        }
+    }
+
+    /// A pose recorded under a new name gets its `~/go_to/<name>` at once
+    /// (the poses file's own were served at start).
+    async fn serve_pose(&mut self, name: &str) {
+        let Some(served) = &mut self.go_to else {
+            return;
+        };
+        if !served.insert(name.to_owned()) {
+            return;
+        }
+        let service = name.to_owned();
+        let created = self
+            .spinner
+            .with_node(move |node| Inputs::go_to(node, &service))
+            .await;
+        match created.and_then(|r| r) {
+            Ok(None) => {}
+            Ok(Some(stream)) => {
+                self.inputs.add(stream);
+                r2r::log_info!(&self.log, "pose '{name}' recorded: serving ~/go_to/{name}");
+            }
+            Err(e) => r2r::log_warn!(&self.log, "~/go_to/{name} not created: {e:#}"),
         }
     }
 

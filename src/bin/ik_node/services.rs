@@ -88,13 +88,7 @@ pub fn create(
         )?,
     ];
     for name in poses {
-        services.push(trigger(
-            node,
-            &format!("~/go_to/{name}"),
-            "go_to",
-            pose(name),
-            format!("moving to pose '{name}'"),
-        )?);
+        services.push(go_to(node, name)?);
     }
     for name in programs {
         services.push(trigger(
@@ -106,4 +100,18 @@ pub fn create(
         )?);
     }
     Ok(services)
+}
+
+/// `~/go_to/<name>`: at start for every pose of the poses file, and when
+/// a pose is recorded under a new name while the node runs.
+pub fn go_to(node: &mut r2r::Node, name: &str) -> anyhow::Result<BoxStream<'static, Input>> {
+    trigger(
+        node,
+        &format!("~/go_to/{name}"),
+        "go_to",
+        Command::Pose {
+            name: name.to_owned(),
+        },
+        format!("moving to pose '{name}'"),
+    )
 }

@@ -3,7 +3,7 @@
 use anyhow::Context as _;
 use r2r::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -16,27 +16,54 @@ const SPIN_TIMEOUT: Duration = Duration::from_millis(20);
 /// services to move, and it blocks. Dropping stops and joins the thread,
 /// so every exit path (including errors after start) leaves no thread
 /// behind and destroys the node cleanly.
+///
+/// Work that needs the node once it spins (a service created for a pose
+/// recorded while the node runs) is sent to the thread as a job, run
+/// between two `spin_once` calls ([`Spinner::with_node`]).
 pub struct Spinner {
     running: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    jobs: mpsc::Sender<Job>,
 }
+
+type Job = Box<dyn FnOnce(&mut r2r::Node) + Send>;
 
 impl Spinner {
     pub fn start(mut node: r2r::Node) -> anyhow::Result<Spinner> {
         let running = Arc::new(AtomicBool::new(true));
         let flag = running.clone();
+        let (jobs, queue) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new()
             .name("ros_spin".into())
             .spawn(move || {
                 while flag.load(Ordering::Relaxed) {
                     node.spin_once(SPIN_TIMEOUT);
+                    while let Ok(job) = queue.try_recv() {
+                        job(&mut node);
+                    }
                 }
             })
             .context("cannot start the spin thread")?;
         Ok(Spinner {
             running,
             thread: Some(thread),
+            jobs,
         })
+    }
+
+    /// Runs `f` on the node on the spin thread (within one spin timeout)
+    /// and gives back its result.
+    pub async fn with_node<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut r2r::Node) -> T + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        let job: Job = Box::new(move |node| {
+            let _ = tx.send(f(node));
+        });
+        let gone = || anyhow::anyhow!("the spin thread has stopped");
+        self.jobs.send(job).map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::NodeParams;
 use crate::collision::CollisionOptions;
+use crate::node::TeleopSettings;
 use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
     SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
@@ -73,6 +74,25 @@ impl NodeParams {
         };
         settings.validate()?;
         Ok(settings)
+    }
+
+    /// How the arm follows a leader arm (`follow_leader`), checked; none
+    /// when it does not.
+    pub fn teleop(&self) -> Result<Option<TeleopSettings>, SettingError> {
+        if !self.follow_leader {
+            return Ok(None);
+        }
+        let positive = |name: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(SettingError::new(name, v, "must be a positive number"))
+            }
+        };
+        Ok(Some(TeleopSettings {
+            startup_speed: positive("leader_startup_speed", self.leader_startup_speed)?,
+            timeout: positive("leader_timeout", self.leader_timeout)?,
+        }))
     }
 }
 
@@ -170,5 +190,23 @@ mod tests {
         let e = p.settings().unwrap().solver_config(&arm()).unwrap_err();
         assert_eq!(e.name, "clamp");
         assert!(e.to_string().contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn follow_leader_gives_the_teleoperation_and_refuses_a_bad_timeout() {
+        let mut p = NodeParams::default();
+        assert_eq!(p.teleop().unwrap(), None);
+        p.follow_leader = true;
+        assert_eq!(p.teleop().unwrap(), Some(TeleopSettings::default()));
+        p.leader_timeout = 0.2;
+        p.leader_startup_speed = 0.5;
+        let t = p.teleop().unwrap().unwrap();
+        assert_eq!((t.timeout, t.startup_speed), (0.2, 0.5));
+        p.leader_timeout = 0.0;
+        let e = p.teleop().unwrap_err().to_string();
+        assert!(
+            e.contains("leader_timeout") && e.contains("positive"),
+            "{e}"
+        );
     }
 }
