@@ -16,7 +16,7 @@
 //! returned joints go through the chain's forward kinematics again.
 
 mod clear;
-mod cpu_time;
+pub mod cpu_time;
 mod generate;
 mod kcompare;
 mod summary;

@@ -90,14 +90,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let options = a.world.options(a.collision).map_err(flag_usage)?;
     if set.rate_hz.is_some() {
-        if a.budget_clock != BudgetClock::Wall {
-            anyhow::bail!(
-                "--budget-clock {}: {} is a track (it has a rate), run through the node core, \
-                 whose budget is the control loop's wall time; give --budget-clock wall or leave it out",
-                a.budget_clock,
-                a.targets.display()
-            );
-        }
         return run_track(&a, &set, &chain, options);
     }
     let seed_name = a.seed_name.as_deref().unwrap_or("mid");
@@ -227,6 +219,7 @@ fn run_track(
         };
         let config = NodeConfig {
             initial: Some(start),
+            budget_clock: bench::clock(a.budget_clock),
             ..config.clone()
         };
         let mut core =

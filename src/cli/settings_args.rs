@@ -50,7 +50,8 @@ pub struct SolverArgs {
           default_value_t = SolverSettings::default().orientation_tolerance)]
     pub orientation_tolerance: f64,
     /// Time budget of one solve (ms), jacobian solver; above 0 and at most
-    /// 1e6 (1000 s). Wall time (`bench --budget-clock cpu`: CPU time).
+    /// 1e6 (1000 s). Wall time on real time; the thread's CPU time on
+    /// simulated time (`sim`, `replay`) and with `--budget-clock cpu`.
     #[arg(long, value_parser = values::positive, default_value_t = SolverSettings::default().budget_ms)]
     pub budget_ms: f64,
     /// Iteration cap (jacobian: per attempt; ccd, fabrik: per solve);

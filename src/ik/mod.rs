@@ -153,6 +153,14 @@ impl SolverConfig {
         }
     }
 
+    /// Counts the solver's own time budget on `clock`; only the Jacobian
+    /// solver has one (the others end by their iteration caps).
+    pub fn set_clock(&mut self, clock: Clock) {
+        if let SolverConfig::Jacobian(o) = self {
+            o.clock = clock;
+        }
+    }
+
     pub fn kind(&self) -> SolverKind {
         match self {
             SolverConfig::Jacobian(_) => SolverKind::Jacobian,
@@ -260,6 +268,14 @@ impl Solver {
             Solver::Ccd(_) => SolverKind::Ccd,
             Solver::Fabrik(_) => SolverKind::Fabrik,
             Solver::Geo(_) => SolverKind::Geo,
+        }
+    }
+
+    /// Counts the solver's own time budget on `clock` from the next solve
+    /// on (see [`SolverConfig::set_clock`]).
+    pub fn set_clock(&mut self, clock: Clock) {
+        if let Solver::Jacobian(s) = self {
+            s.set_clock(clock);
         }
     }
 }

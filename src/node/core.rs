@@ -24,7 +24,7 @@ use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
 use crate::collision::CollisionError;
-use crate::ik::{Common, IkError, SolveStatus, Solver, SolverConfig, Target};
+use crate::ik::{Clock, Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use crate::servo::{ServoOutput, VirtualServo};
 use retune::Retune;
@@ -149,11 +149,12 @@ impl<S: ServoOutput> NodeCore<S> {
     /// `config.initial` gives them.
     pub fn new(
         chain: &Chain,
-        solver: SolverConfig,
+        mut solver: SolverConfig,
         common: Common,
         config: NodeConfig,
         servo: S,
     ) -> Result<NodeCore<S>, NodeError> {
+        solver.set_clock(config.budget_clock);
         let limits = config.axis_limits(chain)?;
         let steering = Steering::new(chain, &common.modes);
         let gripper = config.gripper.resolve(chain)?;
@@ -597,6 +598,15 @@ impl<S: ServoOutput> NodeCore<S> {
     /// The named poses (see [`NodeCore::with_poses`]).
     pub fn poses(&self) -> &Poses {
         &self.poses
+    }
+
+    /// Counts every solve's time budget on `clock` from the next solve on:
+    /// the loop's choice, kept across retunes (see
+    /// [`NodeConfig::budget_clock`]).
+    pub fn set_budget_clock(&mut self, clock: Clock) {
+        self.config.budget_clock = clock;
+        self.solver_config.0.set_clock(clock);
+        self.solver.set_clock(clock);
     }
 
     /// The same core with named poses to go to ([`Command::Pose`]), checked

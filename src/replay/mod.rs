@@ -29,6 +29,8 @@ pub use tracking::CatchUp;
 
 use crate::bag::TargetType;
 use crate::bag::{BagMessage, BagReader};
+use crate::bench::cpu_time;
+use crate::ik::BudgetClock;
 use crate::node::{NodeCore, SolveOutcome};
 use crate::servo::ServoOutput;
 use clock::{BagClock, ClockSource};
@@ -91,7 +93,11 @@ pub struct Replay<S: ServoOutput> {
 }
 
 impl<S: ServoOutput> Replay<S> {
-    pub fn new(core: NodeCore<S>, bag: &str, opts: ReplayOptions) -> Replay<S> {
+    /// Replays into `core`. A bag's time is not the machine's: each solve's
+    /// budget is counted on the thread's CPU time, so a replay's verdict
+    /// (a CI job's) does not depend on what else the machine runs.
+    pub fn new(mut core: NodeCore<S>, bag: &str, opts: ReplayOptions) -> Replay<S> {
+        core.set_budget_clock(cpu_time::clock(BudgetClock::Cpu));
         let topics = (
             opts.topics.topic(TargetType::Pose),
             opts.topics.topic(TargetType::Point),
@@ -395,5 +401,19 @@ mod tests {
         assert_eq!(r.report.tick_failures[0].joint, "base_yaw");
         let report = r.finish(&mut ());
         assert!(!report.passed);
+    }
+
+    /// A replay's solves count their budget on the thread's CPU time (a
+    /// CI runner's load must not fail a bag), and new settings taken
+    /// during the replay keep that clock.
+    #[test]
+    fn a_replay_counts_solve_budgets_on_cpu_time_across_retunes() {
+        let mut r = replay();
+        assert_eq!(r.core.config().budget_clock.kind(), BudgetClock::Cpu);
+        let settings = crate::node::NodeSettings::default();
+        r.core.retune(&settings).unwrap();
+        r.core.tick(0.0);
+        assert!(!r.core.retune_pending());
+        assert_eq!(r.core.config().budget_clock.kind(), BudgetClock::Cpu);
     }
 }

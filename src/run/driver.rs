@@ -9,7 +9,8 @@ use super::input::{Input, Poll};
 use super::lines::InputError;
 use super::source::Source;
 use super::summary::{Ending, Parts, PathSummary, RunSummary, Tally};
-use crate::ik::Target;
+use crate::bench::cpu_time;
+use crate::ik::{BudgetClock, Target};
 use crate::node::{NodeCore, NodeStatus, Tick};
 use crate::replay::CatchUp;
 use crate::servo::ServoOutput;
@@ -74,6 +75,13 @@ pub fn run<S: ServoOutput>(
     stop: &AtomicBool,
     observer: &mut impl Observer,
 ) -> RunSummary {
+    // On simulated time a solve has no wall-clock deadline to keep: its
+    // budget is counted on the thread's CPU time, so a run's verdict does
+    // not depend on what else the machine runs.
+    core.set_budget_clock(match opts.clock {
+        Clock::Simulated => cpu_time::clock(BudgetClock::Cpu),
+        Clock::Wall => cpu_time::clock(BudgetClock::Wall),
+    });
     let dt = core.motion().period();
     let last_tick = opts.duration.map(|d| (d / dt).round() as u64);
     let start = Instant::now();

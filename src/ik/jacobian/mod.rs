@@ -23,7 +23,8 @@ mod restarts;
 pub use options::{Closest, JacobianOptions};
 
 use super::{
-    Admissible, Bounds, Common, Deadline, IkError, Outcome, Reason, Rng, Solution, Target, finish,
+    Admissible, Bounds, Clock, Common, Deadline, IkError, Outcome, Reason, Rng, Solution, Target,
+    finish,
 };
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
@@ -115,6 +116,11 @@ impl Workspace {
 }
 
 impl JacobianSolver {
+    /// Counts the budget on `clock` from the next solve on.
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.setup.options.clock = clock;
+    }
+
     pub fn new(chain: &Chain, options: JacobianOptions, common: Common) -> Result<Self, IkError> {
         options.validate(chain)?;
         let template = Bounds::new(chain, &common.modes);

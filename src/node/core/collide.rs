@@ -8,7 +8,7 @@
 use super::{NodeCore, NodeError};
 use crate::collision::markers::ShapeMarker;
 use crate::collision::{self, Clear, CollisionOptions};
-use crate::ik::{Clock, IkError, Reason, Solution, SolverConfig, Target};
+use crate::ik::{IkError, Reason, Solution, SolverConfig, Target};
 use crate::model::Chain;
 use crate::node::guard::Guard;
 use crate::node::motion::MotionLimiter;
@@ -139,10 +139,10 @@ impl<S: ServoOutput> NodeCore<S> {
             return (self.solver.solve(target, seed), None);
         };
         let mut clear = Clear::new(g.world_mut());
-        // Wall time: the node's budget is the control loop's deadline.
+        let clock = self.config.budget_clock;
         let r = self
             .solver
-            .solve_admissible(target, seed, &mut clear, budget, Clock::Wall);
+            .solve_admissible(target, seed, &mut clear, budget, clock);
         let pair = clear.refused().map(|n| g.world().describe(&n));
         (r, pair)
     }

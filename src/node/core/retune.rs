@@ -8,7 +8,7 @@
 
 use super::collide::retuned_guard;
 use super::{NodeCore, NodeError};
-use crate::ik::{Common, Solver, SolverConfig};
+use crate::ik::{Clock, Common, Solver, SolverConfig};
 use crate::model::Chain;
 use crate::node::guard::Guard;
 use crate::node::motion::AxisLimits;
@@ -28,9 +28,11 @@ pub(super) struct Retune {
 
 /// What the node core would run with on `chain` under `settings`, or why
 /// it cannot: every check the core makes at start, and the solver built.
-fn prepare(chain: &Chain, settings: &NodeSettings) -> Result<Retune, NodeError> {
-    let (solver_config, common) = settings.solver_config(chain)?;
-    let config = settings.node_config(chain)?;
+fn prepare(chain: &Chain, settings: &NodeSettings, clock: Clock) -> Result<Retune, NodeError> {
+    let (mut solver_config, common) = settings.solver_config(chain)?;
+    solver_config.set_clock(clock);
+    let mut config = settings.node_config(chain)?;
+    config.budget_clock = clock;
     let limits = config.axis_limits(chain)?;
     let gripper = config.gripper.resolve(chain)?;
     let solver = Solver::new(chain, solver_config.clone(), common.clone())?;
@@ -46,7 +48,7 @@ fn prepare(chain: &Chain, settings: &NodeSettings) -> Result<Retune, NodeError> 
 /// Checks `settings` on `chain` as the node core does at start, without a
 /// core: what a parameter server asks before it accepts a new value.
 pub fn check_settings(chain: &Chain, settings: &NodeSettings) -> Result<(), NodeError> {
-    prepare(chain, settings).map(|_| ())
+    prepare(chain, settings, Clock::Wall).map(|_| ())
 }
 
 impl<S: ServoOutput> NodeCore<S> {
@@ -64,7 +66,7 @@ impl<S: ServoOutput> NodeCore<S> {
                 ),
             });
         }
-        let mut r = prepare(self.solver.chain(), settings)?;
+        let mut r = prepare(self.solver.chain(), settings, self.config.budget_clock)?;
         // Where the arm started is history, not a setting.
         r.config.initial = self.config.initial.clone();
         r.config.synchronise = self.config.synchronise;

@@ -5,6 +5,7 @@
 
 use super::{GripperSettings, JogSettings, SettingError, non_negative, positive};
 use crate::collision::CollisionOptions;
+use crate::ik::Clock;
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -44,6 +45,13 @@ pub struct NodeConfig {
     pub gripper: GripperSettings,
     /// The collision check.
     pub collision: CollisionOptions,
+    /// The clock a solve's time budget is counted on. Not a setting: the
+    /// loop's choice ([`NodeCore::set_budget_clock`](crate::node::NodeCore::set_budget_clock)).
+    /// Wall time for a node on real time (its budget is the control
+    /// loop's deadline); the thread's CPU time for a loop on simulated
+    /// time (`sim`, `replay`), whose verdicts then do not depend on what
+    /// else the machine runs.
+    pub budget_clock: Clock,
 }
 
 impl Default for NodeConfig {
@@ -61,6 +69,7 @@ impl Default for NodeConfig {
             jog: JogSettings::default(),
             gripper: GripperSettings::default(),
             collision: CollisionOptions::default(),
+            budget_clock: Clock::Wall,
         }
     }
 }

@@ -18,7 +18,8 @@ pub struct SolverSettings {
     pub position_tolerance: f64,
     /// A target counts as reached within this angle (rad).
     pub orientation_tolerance: f64,
-    /// Wall-clock budget of one jacobian solve (ms).
+    /// Budget of one jacobian solve (ms), on the loop's clock
+    /// ([`NodeConfig::budget_clock`](super::NodeConfig::budget_clock)).
     pub budget_ms: f64,
     /// Iteration cap (jacobian per attempt, ccd and fabrik per solve);
     /// `None`: the solver's own.
