@@ -30,6 +30,9 @@ pub(super) struct Retune {
 /// it cannot: every check the core makes at start, and the solver built.
 fn prepare(chain: &Chain, settings: &NodeSettings) -> Result<Retune, NodeError> {
     let (solver_config, common) = settings.solver_config(chain)?;
+    // The node's solves track: as NodeCore::new, so an unchanged setting
+    // compares equal.
+    let solver_config = solver_config.for_tracking();
     let config = settings.node_config(chain)?;
     let limits = config.axis_limits(chain)?;
     let gripper = config.gripper.resolve(chain)?;
