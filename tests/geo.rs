@@ -309,21 +309,26 @@ fn ur5_shared_set_all_reached_and_closest_beats_trac_ik_distance() {
     let set = arm_ik::bench::TargetSet::load(dir.join("targets").join("ur5.json")).unwrap();
     let chain = ur5().unwrap();
     let seed = set.seed("mid").unwrap().to_vec();
-    for pick in [Pick::First, Pick::Closest] {
-        let mut solver = geo(&chain, pick);
+    let [_, closest] = every_target_reached(&chain, &set, &seed);
+    assert!(closest < 3.4, "median {closest}");
+}
+
+/// Both picks reach every target of `set` from `seed` at the protocol's
+/// 1e-5; the median |q - seed| of each (first, closest).
+#[cfg(feature = "app")]
+fn every_target_reached(chain: &Chain, set: &arm_ik::bench::TargetSet, seed: &[f64]) -> [f64; 2] {
+    [Pick::First, Pick::Closest].map(|pick| {
+        let mut solver = geo(chain, pick);
         let mut dist = Vec::new();
         for (k, s) in set.samples.iter().enumerate() {
             let target = arm_ik::bench::sample_target(s, false);
-            let sol = solver.solve(&target, &seed).unwrap();
+            let sol = solver.solve(&target, seed).unwrap();
             assert!(sol.status.is_converged(), "{pick:?} sample {k}: {sol:?}");
-            dist.push(joint_distance(&chain, &sol.q, &seed, &[]));
+            dist.push(joint_distance(chain, &sol.q, seed, &[]));
         }
         dist.sort_by(f64::total_cmp);
-        let median = dist[dist.len() / 2];
-        if pick == Pick::Closest {
-            assert!(median < 3.4, "median {median}");
-        }
-    }
+        dist[dist.len() / 2]
+    })
 }
 
 /// A spherical-wrist arm from a public URDF (issue 22): Kinova's JACO2
@@ -345,21 +350,7 @@ fn jaco2_from_example_robot_data_every_solution_and_the_protocol_set() {
     assert_eq!(s.family, Family::SphericalIntersecting);
     sampled_configurations_are_found(&chain, 300);
     let set = arm_ik::bench::TargetSet::generate(&chain, "kinova.urdf", 1000, 7, false);
-    let seed = chain.mid_configuration();
-    let mut medians = Vec::new();
-    for pick in [Pick::First, Pick::Closest] {
-        let mut solver = geo(&chain, pick);
-        let mut dist = Vec::new();
-        for (k, sample) in set.samples.iter().enumerate() {
-            let target = arm_ik::bench::sample_target(sample, false);
-            let sol = solver.solve(&target, &seed).unwrap();
-            assert!(sol.status.is_converged(), "{pick:?} sample {k}: {sol:?}");
-            assert!(sol.position_error <= 1e-5 && sol.orientation_error <= 1e-5);
-            dist.push(joint_distance(&chain, &sol.q, &seed, &[]));
-        }
-        dist.sort_by(f64::total_cmp);
-        medians.push(dist[dist.len() / 2]);
-    }
+    let medians = every_target_reached(&chain, &set, &chain.mid_configuration());
     assert!(medians[1] < medians[0], "closest {medians:?}");
 }
 
