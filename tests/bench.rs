@@ -258,9 +258,12 @@ fn track_file(
     file.to_str().unwrap().to_owned()
 }
 
-/// `arm_ik bench --json` on a track file: the figures per path.
-fn track_figures(file: &str) -> serde_json::Value {
-    let out = common::arm_ik(&["bench", "--targets", file, "--json"]);
+/// `arm_ik bench --json` on a track file (and `more` flags): the figures
+/// per path.
+fn track_figures(file: &str, more: &[&str]) -> serde_json::Value {
+    let mut args = vec!["bench", "--targets", file, "--json"];
+    args.extend_from_slice(more);
+    let out = common::arm_ik(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -277,7 +280,7 @@ fn track_figures(file: &str) -> serde_json::Value {
 fn a_track_set_reports_the_lag_and_the_joint_steps_of_each_path() {
     let urdf = common::project_urdf("arm.urdf");
     let file = track_file("arm", &urdf, ("base_link", "tool"), (2, 10.0));
-    let v = track_figures(&file);
+    let v = track_figures(&file, &[]);
     let paths = v["paths"].as_array().unwrap();
     assert_eq!(paths.len(), 2, "{v}");
     for p in paths {
@@ -327,9 +330,31 @@ fn the_ur5_and_so101_follow_minute_long_paths_without_reconfiguring() {
         ),
     ] {
         let file = track_file(name, &urdf, ends, (2, 60.0));
-        let v = track_figures(&file);
+        let v = track_figures(&file, &[]);
         let lag = v["worst_lag"].as_f64().unwrap();
         assert!(lag <= 0.04, "{name}: the tip trailed by {lag} m: {v}");
         assert_eq!(v["jumps"], 0, "{name}: {v}");
+    }
+}
+
+/// The geo solver in the node (issue 22: "path following picks the
+/// continuous branch"): of the up to eight closed-form answers the node
+/// takes the one nearest where the arm is (`SolverConfig::for_tracking`),
+/// so the UR5 follows a minute-long path without a reconfiguration and
+/// within the same 40 mm, whatever the solver's own pick.
+#[test]
+fn the_geo_solver_follows_minute_long_paths_on_the_continuous_branch() {
+    let Some(dir) = common::shared_dir() else {
+        return;
+    };
+    let urdf = dir.join("robots/ur5_robot.urdf");
+    let file = track_file("ur5_geo", &urdf, ("base_link", "tool0"), (2, 60.0));
+    for pick in [&["--solver", "geo"][..], &["--solver", "geo", "--closest"]] {
+        let v = track_figures(&file, pick);
+        assert_eq!(v["solver"], "geo", "{v}");
+        assert_eq!(v["reached"], v["targets"], "{pick:?}: {v}");
+        let lag = v["worst_lag"].as_f64().unwrap();
+        assert!(lag <= 0.04, "{pick:?}: the tip trailed by {lag} m: {v}");
+        assert_eq!(v["jumps"], 0, "{pick:?}: {v}");
     }
 }

@@ -73,10 +73,14 @@ pub fn rotation_error(tip: &Transform, target: &UnitQuaternion<f64>) -> Vector3<
     (target * current.inverse()).scaled_axis()
 }
 
-/// The angle (rad) between the tip's orientation and `target`.
+/// The angle (rad) between the tip's orientation and `target`, in
+/// [0, π]: the norm of [`rotation_error`]. From the half-angle's sine and
+/// cosine (atan2), exact near 0 where an arccosine of the cosine loses half
+/// the digits.
 pub fn orientation_distance(tip: &Transform, target: &UnitQuaternion<f64>) -> f64 {
     let current = UnitQuaternion::from_rotation_matrix(&tip.rotation);
-    current.angle_to(target)
+    let d = (current.inverse() * target).into_inner();
+    2.0 * d.imag().norm().atan2(d.w.abs())
 }
 
 /// The joint-space distance from `seed` to `q`: `sqrt(Σ wᵢ (qᵢ - seedᵢ)²)`,

@@ -161,6 +161,23 @@ impl SolverConfig {
         }
     }
 
+    /// The configuration for tracking: solves whose seed is where the arm
+    /// is, one target after the other along a path (the node's). The geo
+    /// solver knows every branch, so it takes the one nearest the seed
+    /// ([`Pick::Closest`]): the continuous branch, where its first branch
+    /// within the limits may be another from one target to the next (the
+    /// arm would swing across). The other solvers already start from the
+    /// seed and stay on its branch.
+    pub fn for_tracking(self) -> SolverConfig {
+        match self {
+            SolverConfig::Geo(mut o) => {
+                o.pick = Pick::Closest;
+                SolverConfig::Geo(o)
+            }
+            other => other,
+        }
+    }
+
     pub fn kind(&self) -> SolverKind {
         match self {
             SolverConfig::Jacobian(_) => SolverKind::Jacobian,

@@ -1,6 +1,6 @@
 //! The result every solver returns, and the shared last step that builds it.
 
-use super::metric::{orientation_distance, pose_error};
+use super::metric::orientation_distance;
 use super::{Bounds, Target, Tolerance};
 use crate::model::Chain;
 
@@ -135,21 +135,28 @@ pub fn finish(
     let broke = q.iter().any(|v| !v.is_finite());
     bounds.normalize(&mut q, seed);
     let tip = chain.fk(&q);
-    let err = pose_error(&tip, target);
+    let position_error = (target.position - tip.translation.vector).norm();
+    // One angle serves both: the error reported and the one the status is
+    // judged on (as `pose_error`, only when the orientation is weighted).
     let orientation_error = target
         .orientation
         .map(|o| orientation_distance(&tip, &o))
         .unwrap_or(0.0);
+    let counted = if target.orientation_weight > 0.0 {
+        orientation_error
+    } else {
+        0.0
+    };
     let status = if broke {
         SolveStatus::Failed(Reason::Numerical)
-    } else if err.within(tol) {
+    } else if position_error <= tol.position && counted <= tol.orientation {
         SolveStatus::Converged
     } else {
         SolveStatus::BestEffort(why_not)
     };
     Solution {
         q,
-        position_error: err.position_norm(),
+        position_error,
         orientation_error,
         iterations,
         status,

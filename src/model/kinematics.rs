@@ -74,6 +74,18 @@ impl Joint {
     }
 }
 
+/// `t *= origin`, skipping the rotation product when the origin does not
+/// rotate (most joints of most URDFs: `rpy="0 0 0"`): a translation is
+/// then all it adds. The check costs less than the product it saves.
+#[inline]
+fn follow_origin(t: &mut Transform, origin: &Transform) {
+    if origin.rotation.matrix() == &nalgebra::Matrix3::identity() {
+        t.translation.vector += t.rotation * origin.translation.vector;
+    } else {
+        *t *= origin;
+    }
+}
+
 impl Chain {
     /// The tip pose in the base frame for joint positions `q`.
     ///
@@ -82,7 +94,7 @@ impl Chain {
         debug_assert_eq!(q.len(), self.joints.len());
         let mut t = Transform::identity();
         for (joint, &qi) in self.joints.iter().zip(q) {
-            t *= joint.origin;
+            follow_origin(&mut t, &joint.origin);
             joint.move_frame(&mut t, qi);
         }
         t * self.tip_offset

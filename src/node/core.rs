@@ -158,6 +158,10 @@ impl<S: ServoOutput> NodeCore<S> {
         let limits = config.axis_limits(chain)?;
         let steering = Steering::new(chain, &common.modes);
         let gripper = config.gripper.resolve(chain)?;
+        // Every solve of the node is seeded with where the arm is: tracking
+        // ([`SolverConfig::for_tracking`]: the geo solver takes the branch
+        // nearest it, whatever its pick was set to).
+        let solver = solver.for_tracking();
         let solver_config = (solver.clone(), common.clone());
         let solver = Solver::new(chain, solver, common)?;
         let layout = JointLayout::new(chain);

@@ -56,6 +56,34 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// A robot description from the PyPI package example-robot-data that
+/// `scripts/python-env` installs in `.venv` (its share folder,
+/// `cmeel.prefix/share/example-robot-data/robots/<rel>`). `None` when the
+/// venv is not there, except in CI (env `CI` set and non-empty), where it is
+/// required and its absence fails loudly.
+pub fn example_robot_data(rel: &str) -> Option<PathBuf> {
+    let found = std::fs::read_dir(project_dir().join(".venv/lib"))
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            e.path()
+                .join("site-packages/cmeel.prefix/share/example-robot-data/robots")
+                .join(rel)
+        })
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+            panic!(
+                "example-robot-data's {rel} not found in .venv (CI is set, so it is required; run scripts/python-env)"
+            );
+        }
+        eprintln!("SKIP: no .venv with example-robot-data (run scripts/python-env)");
+    }
+    found
+}
+
 /// A shared robot file, e.g. `shared_urdf("panda.urdf")`; None when the
 /// shared data is absent (see [`shared_dir`]).
 pub fn shared_urdf(name: &str) -> Option<PathBuf> {

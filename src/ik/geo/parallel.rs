@@ -9,22 +9,13 @@
 //! subproblems 3 and 1.
 
 use super::branches::Branches;
-use super::structure::GeoStructure;
+use super::structure::{GeoStructure, Goal};
 use super::{perpendicular, rot, sp1, sp1_degenerate, sp3, sp4};
-use nalgebra::{Matrix3, Vector3};
 
-/// Every branch for the tip at `pt` with rotation `rt`; `hint` decides
-/// the free angle at a wrist singularity (joint 6 at the hint's).
-pub fn solve(
-    s: &GeoStructure,
-    pt: &Vector3<f64>,
-    rt: &Matrix3<f64>,
-    hint: &[f64; 6],
-    out: &mut Branches,
-) {
-    let (h, p) = (&s.h, &s.p);
-    let r06 = rt * s.rm.transpose();
-    let w = pt - p[0] - r06 * p[6];
+/// Every branch of `goal`; `hint` decides the free angle at a wrist
+/// singularity (joint 6 at the hint's).
+pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches) {
+    let (h, p, r06, w) = (&s.h, &s.p, goal.r06, goal.w);
     let k = h[1];
     let (s3, s4) = (k.dot(&h[2]), k.dot(&h[3]));
     let d1 = k.dot(&(p[1] + p[2] + p[3] + p[4]));

@@ -90,20 +90,34 @@ impl GeoSolver {
     /// windings are the same pose). Empty when the target is out of reach.
     pub fn solve_all(&mut self, target: &Target, seed: &[f64]) -> Vec<Solution> {
         let (start, orientation) = self.branch_out(target, seed);
-        let mut order: Vec<usize> = (0..self.branches.as_slice().len())
-            .filter(|&i| self.branches.as_slice()[i].exact && self.fit[i].0 == 0.0)
-            .collect();
+        // The branches within the limits, nearest the seed first (at most
+        // eight: sorted in place).
+        let mut order = [0usize; 8];
+        let mut n = 0;
+        for (i, b) in self.branches.as_slice().iter().enumerate() {
+            if b.exact && self.fit[i].0 == 0.0 {
+                order[n] = i;
+                n += 1;
+            }
+        }
+        let order = &mut order[..n];
         order.sort_by(|&a, &b| self.fit[a].1.total_cmp(&self.fit[b].1));
-        let mut out: Vec<Solution> = Vec::with_capacity(order.len());
-        for i in order {
-            let q = self.branches.as_slice()[i].q;
-            let s = self.finish_branch(target, &orientation, &start, q);
+        let mut out: Vec<Solution> = Vec::with_capacity(n);
+        for &i in order.iter() {
+            let mut q = self.branches.as_slice()[i].q;
+            // As `finish` will: a branch that lands on one already listed
+            // (two branches meeting at a singular pose) is not checked again.
+            self.bounds.normalize(&mut q, &start);
             let duplicate = out.iter().any(|o| {
                 o.q.iter()
-                    .zip(&s.q)
+                    .zip(&q)
                     .all(|(a, b)| (a - b).abs() < SAME_SOLUTION)
             });
-            if s.status.is_converged() && !duplicate {
+            if duplicate {
+                continue;
+            }
+            let s = self.finish_branch(target, &orientation, &start, q);
+            if s.status.is_converged() {
                 out.push(s);
             }
         }
@@ -126,12 +140,11 @@ impl GeoSolver {
         let rt = *Rotation3::from(orientation).matrix();
         self.branches.clear();
         let s = &self.structure;
+        let goal = s.goal(&target.position, &rt);
         match s.family {
-            Family::ThreeParallel => {
-                parallel::solve(s, &target.position, &rt, &start, &mut self.branches)
-            }
+            Family::ThreeParallel => parallel::solve(s, &goal, &start, &mut self.branches),
             Family::SphericalIntersecting | Family::SphericalParallel => {
-                spherical::solve(s, &target.position, &rt, &start, &mut self.branches)
+                spherical::solve(s, &goal, &start, &mut self.branches)
             }
         }
         for (b, fit) in self.branches.as_mut_slice().iter_mut().zip(&mut self.fit) {

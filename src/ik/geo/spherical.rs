@@ -10,22 +10,14 @@
 //! by subproblem 1, joint 6 from what is left.
 
 use super::branches::Branches;
-use super::structure::{Family, GeoStructure};
+use super::structure::{Family, GeoStructure, Goal};
 use super::{perpendicular, rot, sp1, sp1_degenerate, sp2, sp3, sp4};
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::Matrix3;
 
-/// Every branch for the tip at `pt` with rotation `rt`; `hint` decides
-/// the free angle at a wrist singularity (joint 4 at the hint's).
-pub fn solve(
-    s: &GeoStructure,
-    pt: &Vector3<f64>,
-    rt: &Matrix3<f64>,
-    hint: &[f64; 6],
-    out: &mut Branches,
-) {
-    let (h, p) = (&s.h, &s.p);
-    let r06 = rt * s.rm.transpose();
-    let w = pt - p[0] - r06 * p[6];
+/// Every branch of `goal`; `hint` decides the free angle at a wrist
+/// singularity (joint 4 at the hint's).
+pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches) {
+    let (h, p, r06, w) = (&s.h, &s.p, goal.r06, goal.w);
     let mut arm = [[0.0; 3]; 4];
     let mut exact = [false; 4];
     let mut n = 0;

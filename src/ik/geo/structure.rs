@@ -53,6 +53,15 @@ pub struct GeoStructure {
     pub(super) rm: Matrix3<f64>,
 }
 
+/// A target as the families see it ([`GeoStructure::goal`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Goal {
+    /// `R1..R6`: the tip's rotation without the fixed `rm`.
+    pub r06: Matrix3<f64>,
+    /// The wrist point (where the last axes meet) relative to `p[0]`.
+    pub w: Vector3<f64>,
+}
+
 /// A line: a point on it and its unit direction.
 #[derive(Clone, Copy)]
 struct Line {
@@ -181,6 +190,17 @@ fn unsupported(why: String) -> IkError {
 }
 
 impl GeoStructure {
+    /// What every family solves from: the rotation the six joints must
+    /// give and the point where the last axes meet, for the tip at `pt`
+    /// with rotation `rt`.
+    pub(super) fn goal(&self, pt: &Vector3<f64>, rt: &Matrix3<f64>) -> Goal {
+        let r06 = rt * self.rm.transpose();
+        Goal {
+            r06,
+            w: pt - self.p[0] - r06 * self.p[6],
+        }
+    }
+
     /// Checks whether one of the closed-form families fits `chain` (six
     /// rotating joints) and builds its model. The error names, per
     /// family, the first axis test that fails and by how much, for

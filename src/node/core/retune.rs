@@ -29,7 +29,10 @@ pub(super) struct Retune {
 /// What the node core would run with on `chain` under `settings`, or why
 /// it cannot: every check the core makes at start, and the solver built.
 fn prepare(chain: &Chain, settings: &NodeSettings, clock: Clock) -> Result<Retune, NodeError> {
-    let (mut solver_config, common) = settings.solver_config(chain)?;
+    let (solver_config, common) = settings.solver_config(chain)?;
+    // The node's solves track: as NodeCore::new, so an unchanged setting
+    // compares equal.
+    let mut solver_config = solver_config.for_tracking();
     solver_config.set_clock(clock);
     let mut config = settings.node_config(chain)?;
     config.budget_clock = clock;
