@@ -69,19 +69,22 @@ pub struct Stopwatch {
 }
 
 impl Stopwatch {
+    /// The wall span encloses the CPU span (wall read first at the start,
+    /// last at the stop), so the CPU time of a span is never above its
+    /// wall time: the CPU clock's own system calls count as wall time.
     pub fn start() -> Stopwatch {
-        let cpu = thread_cpu_time();
+        let wall = Instant::now();
         Stopwatch {
-            wall: Instant::now(),
-            cpu,
+            wall,
+            cpu: thread_cpu_time(),
         }
     }
 
     pub fn stop(&self) -> Times {
-        let wall = self.wall.elapsed();
+        let cpu = thread_cpu_time().saturating_sub(self.cpu);
         Times {
-            wall,
-            cpu: thread_cpu_time().saturating_sub(self.cpu),
+            wall: self.wall.elapsed(),
+            cpu,
         }
     }
 }
