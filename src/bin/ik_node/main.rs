@@ -58,26 +58,7 @@ type MarkerRequests = futures::stream::BoxStream<
 >;
 
 fn main() -> ExitCode {
-    // One thread is enough: the node core is the only real work and the
-    // spinning has its own thread.
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("{NODE_NAME}: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match rt.block_on(run()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            r2r::log_error!(NODE_NAME, "{e:#}");
-            eprintln!("{NODE_NAME}: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    spin::main_on_one_thread(NODE_NAME, run())
 }
 
 /// Declares every parameter (defaults, descriptions), applies

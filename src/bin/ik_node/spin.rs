@@ -2,6 +2,8 @@
 
 use anyhow::Context as _;
 use r2r::Clock;
+use std::future::Future;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
@@ -108,4 +110,29 @@ pub fn shutdown_signal()
             _ = term.recv() => "SIGTERM",
         })
     })
+}
+
+/// Runs a node's body to its end on one thread, and turns the end into
+/// the exit code: an error is logged on the ROS log and on stderr (a
+/// launch file shows one, a terminal the other). One thread is enough:
+/// the node's own work is small and the spinning has its own thread.
+pub fn main_on_one_thread(name: &str, body: impl Future<Output = anyhow::Result<()>>) -> ExitCode {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("{name}: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(body) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            r2r::log_error!(name, "{e:#}");
+            eprintln!("{name}: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

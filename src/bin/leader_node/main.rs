@@ -85,24 +85,7 @@ fn non_empty(s: &str) -> Option<&str> {
 }
 
 fn main() -> ExitCode {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("{NODE_NAME}: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match rt.block_on(run()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            r2r::log_error!(NODE_NAME, "{e:#}");
-            eprintln!("{NODE_NAME}: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    spin::main_on_one_thread(NODE_NAME, run())
 }
 
 /// The leader's chain and what it leads on the follower, opened.
