@@ -18,14 +18,16 @@ mod closest;
 mod descent;
 mod linalg;
 mod options;
+mod redundancy;
 mod restarts;
 
 pub use options::{Closest, JacobianOptions};
+pub use redundancy::Redundancy;
 
 use super::{Admissible, Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Target, finish};
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
-use descent::{Attempt, Descent, Patience, Toward};
+use descent::{Attempt, Descent, Patience, Steer, Toward};
 use linalg::Factor;
 use restarts::Restarts;
 use std::time::Instant;
@@ -252,12 +254,14 @@ impl Setup {
             max_iterations: self.options.max_iterations,
             initial_damping: self.options.initial_damping,
             max_step: self.options.max_step,
-            rest: &self.rest,
-            null_gain: if search.redundant {
-                self.options.null_space_gain
-            } else {
-                0.0
-            },
+            steer: (search.redundant
+                && self.options.redundancy != Redundancy::Off
+                && self.options.null_space_gain > 0.0)
+                .then_some(Steer {
+                    objective: self.options.redundancy,
+                    rest: &self.rest,
+                    gain: self.options.null_space_gain,
+                }),
             deadline: search.deadline,
             patience: if search.out_of_reach {
                 Patience::THOROUGH
