@@ -55,7 +55,7 @@ pub fn bend_name(bend: &Bend) -> String {
 }
 
 /// A solver by name, as the command line and the ROS parameter spell it.
-/// A redundancy objective's name ([`Redundancy::name`]).
+/// A redundancy objective's name ([`crate::ik::Redundancy::name`]).
 pub fn parse_redundancy(s: &str) -> Result<crate::ik::Redundancy, SettingError> {
     s.trim()
         .parse()
