@@ -292,10 +292,18 @@ impl Descent<'_> {
             return false;
         }
         if let Some(steer) = &self.steer
-            && it < STEER_STEPS
+            && (it < STEER_STEPS || steer.objective == Redundancy::Posture)
             && lambda <= STEER_DAMPING
         {
-            let gain = steer.gain * 0.5f64.powi(it as i32);
+            // The posture pull has a fixed point (the rest pose, seen from
+            // the task): it pulls at full gain in every step, as it always
+            // did; the gradients of the others fade so the descent
+            // converges.
+            let gain = if steer.objective == Redundancy::Posture {
+                steer.gain
+            } else {
+                steer.gain * 0.5f64.powi(it as i32)
+            };
             self.pull(ws, steer, gain);
             add_null_space_pull(ws);
         }

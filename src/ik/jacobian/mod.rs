@@ -254,7 +254,10 @@ impl Setup {
             max_iterations: self.options.max_iterations,
             initial_damping: self.options.initial_damping,
             max_step: self.options.max_step,
+            // The closest mode wants the self-motion nearest the seed (it
+            // slides there), not steered away from it.
             steer: (search.redundant
+                && self.options.closest.is_none()
                 && self.options.redundancy != Redundancy::Off
                 && self.options.null_space_gain > 0.0)
                 .then_some(Steer {

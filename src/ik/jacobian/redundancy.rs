@@ -27,7 +27,8 @@ pub enum Redundancy {
     #[default]
     Limits,
     /// Toward the rest pose ([`super::JacobianOptions::rest`], by default
-    /// the middle of the limits): `H = ½ |q - rest|²`.
+    /// the middle of the limits): `H = ½ |q - rest|²`, pulled at full
+    /// gain in every step (the pull of earlier versions).
     Posture,
     /// Away from singular poses: up the manipulability
     /// `w = sqrt(det(J Jᵀ))`, its gradient by finite differences (one
@@ -101,7 +102,7 @@ pub(super) fn limits_pull(bounds: &Bounds, q: &[f64], gain: f64, z: &mut [f64]) 
 /// `z = k (rest - q)`: the posture pull.
 pub(super) fn posture_pull(rest: &[f64], q: &[f64], gain: f64, z: &mut [f64]) {
     for ((zi, r), v) in z.iter_mut().zip(rest).zip(q) {
-        *zi = (gain * (r - v)).clamp(-MOST_PULL, MOST_PULL);
+        *zi = gain * (r - v);
     }
 }
 
