@@ -294,6 +294,7 @@ fn pull_toward_rest(
 ) -> (f64, f64, usize) {
     let make = |gain| {
         let options = JacobianOptions {
+            redundancy: arm_ik::ik::Redundancy::Posture,
             rest: Some(rest.to_vec()),
             null_space_gain: gain,
             ..generous()

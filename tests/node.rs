@@ -391,3 +391,66 @@ fn measured_servos_are_waited_for_and_their_positions_published() {
     let reached = chain.fk(&last[..5]).translation.vector;
     assert!((reached - target).norm() < 1e-3);
 }
+
+/// Issue 22: the start-up solve, when the arm's pose is known, starts
+/// from it. The project arm measured with its elbow bent one way, asked
+/// for a pose next to where it is: the first answer is on that branch (a
+/// few hundredths of a radian away), not the mirror branch a solve from
+/// the middle of the limits lands on.
+#[test]
+fn the_first_solve_starts_from_the_measured_pose() {
+    let chain = arm();
+    let at = vec![0.3, 1.0, -1.2, 0.9, 0.2];
+    let near: Vec<f64> = at.iter().map(|v| v + 0.03).collect();
+    let pose = chain.fk(&near);
+    let quat = nalgebra::UnitQuaternion::from_rotation_matrix(&pose.rotation);
+    let target = arm_ik::ik::Target::pose(pose.translation.vector, quat);
+    let largest = |q: &[f64]| {
+        q.iter()
+            .zip(&near)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
+    };
+    // The premise: from the middle of the limits the solver lands on
+    // another branch, so only a solve seeded at the pose finds this one.
+    let mut solver = arm_ik::ik::Solver::new(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+    )
+    .unwrap();
+    let cold = solver.solve(&target, &chain.mid_configuration()).unwrap();
+    assert!(cold.status.is_converged());
+    assert!(
+        largest(&cold.q) > 0.5,
+        "the mid seed found this branch too: {:?}",
+        cold.q
+    );
+    let present = Arc::new(Mutex::new(Some(at.clone())));
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let servos = MeasuringServos {
+        present: present.clone(),
+        commands: commands.clone(),
+    };
+    let core = NodeCore::new(
+        &chain,
+        SolverConfig::default_for(SolverKind::Jacobian),
+        Common::default(),
+        NodeConfig::default(),
+        servos,
+    )
+    .unwrap();
+    let mut n = MemoryNode::new(core);
+    n.push_target(TargetMsg {
+        stamp: 0.0,
+        frame_id: String::new(),
+        position: pose.translation.vector.into(),
+        orientation: Some([quat.i, quat.j, quat.k, quat.w]),
+    });
+    run(&mut n, 0, 1);
+    let goal = n.core().motion().goal()[..5].to_vec();
+    assert!(
+        largest(&goal) < 0.01,
+        "the first answer {goal:?} is not next to the measured pose {at:?}"
+    );
+}

@@ -109,21 +109,29 @@ fn draw_track(
 ) -> Vec<Vec<f64>> {
     let ranges = ranges(chain);
     let floor = SINGULAR_FRACTION * reach(chain);
-    let mut path = Vec::new();
+    // When no draw keeps the floor (a minute-long path of an arm with a
+    // stretched-elbow singularity inside its range often cannot), the one
+    // that keeps farthest from singular poses: near one two answer branches
+    // meet, and which one the generating path went on is not in its poses.
+    let mut best = (f64::NEG_INFINITY, Vec::new());
     for _ in 0..DRAWS {
         let joints: Vec<JointWave> = ranges.iter().map(|&r| JointWave::draw(r, rng)).collect();
-        path = (0..n)
+        let path: Vec<Vec<f64>> = (0..n)
             .map(|k| {
                 let t = k as f64 / rate_hz;
                 joints.iter().map(|j| j.at(t)).collect::<Vec<f64>>()
             })
             .collect();
-        let clear = path
+        let closest = path
             .iter()
-            .all(|q| smallest_singular_value(chain, q, position_only) >= floor);
-        if clear {
+            .map(|q| smallest_singular_value(chain, q, position_only))
+            .fold(f64::INFINITY, f64::min);
+        if closest > best.0 {
+            best = (closest, path);
+        }
+        if best.0 >= floor {
             break;
         }
     }
-    path
+    best.1
 }

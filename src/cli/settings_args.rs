@@ -6,7 +6,7 @@
 //! is, so an error about a setting can be shown with its flag.
 
 use super::values;
-use arm_ik::ik::{Bend, Common, SolverConfig, SolverKind};
+use arm_ik::ik::{Bend, Common, Redundancy, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
 use arm_ik::node::settings::{
     AUTO_GRIPPER, BEND_KEYWORDS, GripperJoint, parse_bend, parse_clamps, parse_locks, parse_weights,
@@ -20,6 +20,11 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 fn solver_kind() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new(SolverKind::ALL.map(SolverKind::name))
         .map(|s| s.parse::<SolverKind>().expect("a listed solver name"))
+}
+
+fn redundancy() -> impl TypedValueParser<Value = Redundancy> {
+    PossibleValuesParser::new(Redundancy::ALL.map(Redundancy::name))
+        .map(|s| s.parse::<Redundancy>().expect("a listed objective"))
 }
 
 fn bend(s: &str) -> Result<Bend, String> {
@@ -90,6 +95,15 @@ pub struct SolverArgs {
     /// out).
     #[arg(long = "closest-weight", value_name = "JOINT=W")]
     pub closest_weight: Vec<String>,
+    /// Jacobian: what a redundant arm's self-motion is steered toward on
+    /// every solve: limits (away from the joint limits), posture (toward
+    /// the middle of the limits), manipulability (away from singular
+    /// poses), off.
+    #[arg(long, default_value_t = SolverSettings::default().redundancy, value_parser = redundancy())]
+    pub redundancy: Redundancy,
+    /// Jacobian: gain of that steering in [0, 1] (0: none).
+    #[arg(long, value_parser = values::unit_interval, default_value_t = SolverSettings::default().null_space_gain)]
+    pub null_space_gain: f64,
 }
 
 impl SolverArgs {
@@ -122,6 +136,8 @@ impl SolverArgs {
             clamp,
             closest: self.closest,
             closest_weight,
+            redundancy: self.redundancy,
+            null_space_gain: self.null_space_gain,
         };
         settings.validate()?;
         Ok(settings)

@@ -69,6 +69,16 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
         .and_then(bounded)
 }
 
+/// A number in [0, 1] (`--null-space-gain`).
+pub fn unit_interval(s: &str) -> Result<f64, String> {
+    let x = number(s)?;
+    if (0.0..=1.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err("must be in [0, 1]".into())
+    }
+}
+
 /// A fraction: above 0 and at most 1 (`--greediness`).
 pub fn fraction(s: &str) -> Result<f64, String> {
     let x = number(s)?;

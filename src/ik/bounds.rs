@@ -147,6 +147,13 @@ impl Bounds {
         }
     }
 
+    /// True when joint `i` has a finite range to keep away from the ends of
+    /// (not continuous, both bounds finite).
+    #[inline]
+    pub fn limited(&self, i: usize) -> bool {
+        !self.continuous[i] && self.lower[i].is_finite() && self.upper[i].is_finite()
+    }
+
     /// True when `q[i]` sits on a bound and `step` would push it further out.
     #[inline]
     pub fn blocks(&self, i: usize, q: f64, step: f64) -> bool {

@@ -33,7 +33,7 @@ pub use ccd::{CcdOptions, CcdSolver};
 pub use clock::{BudgetClock, Clock, Deadline, OwnTime};
 pub use fabrik::{FabrikOptions, FabrikSolver};
 pub use geo::{Family, GeoOptions, GeoSolver, GeoStructure, INTERSECTION_TOLERANCE, Pick};
-pub use jacobian::{Closest, JacobianOptions, JacobianSolver, reach};
+pub use jacobian::{Closest, JacobianOptions, JacobianSolver, Redundancy, reach};
 pub use metric::{Tolerance, joint_distance, orientation_distance, rotation_error};
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};

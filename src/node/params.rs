@@ -26,7 +26,7 @@ use super::settings::{
     BEND_KEYWORDS, GripperSettings, JogSettings, MotionSettings, SolverSettings, TwistFrame,
     bend_name,
 };
-use crate::ik::SolverKind;
+use crate::ik::{Redundancy, SolverKind};
 use crate::servo::registry;
 use std::path::{Path, PathBuf};
 use table::declare_params;
@@ -61,6 +61,10 @@ fn gripper() -> GripperSettings {
 
 fn solver_names() -> Vec<&'static str> {
     SolverKind::ALL.iter().map(|k| k.name()).collect()
+}
+
+fn redundancy_names() -> Vec<&'static str> {
+    Redundancy::ALL.iter().map(|r| r.name()).collect()
 }
 
 fn bend_keywords() -> Vec<&'static str> {
@@ -120,6 +124,10 @@ declare_params! {
         closest: bool = solver().closest, live: true;
         /// With closest: joint weights of that distance, comma-separated JOINT=W (others weigh 1; 0 leaves a joint out); empty: all 1.
         closest_weight: String = comma_list(&solver().closest_weight), live: true;
+        /// Jacobian solver: what a redundant arm's self-motion (more joints than the target constrains) is steered toward on every solve: limits (away from the joint limits), posture (toward the middle of the limits), manipulability (away from singular poses), off.
+        redundancy: String = solver().redundancy.name().to_owned(), live: true, allowed: redundancy_names;
+        /// Jacobian solver: gain of that steering in [0, 1]; 0: none.
+        null_space_gain: f64 = solver().null_space_gain, live: true;
         /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
         rate_hz: f64 = motion().rate_hz, live: false;
         /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.

@@ -97,7 +97,7 @@ pub(super) fn slide(descent: &Descent, ws: &mut Workspace, seed: &[f64], weights
     let correct = Descent {
         max_iterations: SLIDE_CORRECTION,
         patience: Patience::PATIENT,
-        null_gain: 0.0,
+        steer: None,
         toward: None,
         deadline: descent.deadline.clone(),
         ..*descent

@@ -4,6 +4,7 @@
 
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
+use super::redundancy::{Redundancy, limits_pull, manipulability_pull, posture_pull};
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
 use crate::ik::{Deadline, Reason, Target, Tolerance};
 use crate::model::Chain;
@@ -56,14 +57,38 @@ pub(super) struct Descent<'a> {
     pub max_iterations: u32,
     pub initial_damping: f64,
     pub max_step: f64,
-    /// Rest pose and gain of the null-space pull (gain 0: none).
-    pub rest: &'a [f64],
-    pub null_gain: f64,
+    /// How a redundant arm's self-motion is steered (`None`: not at all).
+    pub steer: Option<Steer<'a>>,
     pub deadline: Deadline,
     pub patience: Patience,
     /// Closest mode on an arm without self-motion: lean toward the seed.
     pub toward: Option<Toward<'a>>,
 }
+
+/// The secondary objective a redundant arm's descent follows in the task's
+/// null space (see [`super::redundancy`]).
+#[derive(Clone, Copy)]
+pub(super) struct Steer<'a> {
+    pub objective: Redundancy,
+    /// The posture objective's rest pose.
+    pub rest: &'a [f64],
+    /// `k`, the pull of the first step; each later step pulls half as
+    /// much, and after [`STEER_STEPS`] none, so that the descent still
+    /// converges exactly.
+    pub gain: f64,
+}
+
+/// Steps of a descent that steer the self-motion: enough that a solve
+/// whose seed already meets the target moves along its self-motion, few
+/// enough that the fading pull never keeps the descent from converging.
+const STEER_STEPS: u32 = 4;
+/// Above this damping the damped projector `I - (A+λI)⁻¹A` is no longer
+/// close to the null space: the step does not steer.
+const STEER_DAMPING: f64 = 1e-2;
+/// A steering step from an answer already within tolerance is kept while
+/// the error it makes stays below this cost (about 1 mm): the next steps
+/// bring it back within tolerance.
+const STEER_COST: f64 = 1e-6;
 
 /// How a closest-mode descent leans toward the seed.
 #[derive(Clone, Copy)]
@@ -153,7 +178,10 @@ impl Descent<'_> {
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
         for it in 0..self.max_iterations {
-            if r.err.within(&self.tol) {
+            // Within tolerance, a descent that still steers takes its
+            // steps: the self-motion moves on every solve.
+            let within = r.err.within(&self.tol);
+            if within && !self.steers(it) {
                 return self.ended(true, &r, it, Reason::IterationCap);
             }
             if it > 0 && it % self.patience.window == 0 {
@@ -166,6 +194,9 @@ impl Descent<'_> {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
             if !self.step(ws, &r, lambda, it) {
+                if within {
+                    return self.ended(true, &r, it, Reason::IterationCap);
+                }
                 lambda *= 10.0;
                 if lambda > MAX_DAMPING {
                     return self.ended(false, &r, it, Reason::Numerical);
@@ -174,7 +205,13 @@ impl Descent<'_> {
             }
             let trial_tip = self.chain.jacobian(&ws.trial, &mut ws.trial_frames);
             let trial = self.residual(pose_error(&trial_tip, self.target));
-            if !(trial.cost.is_finite() && trial.cost < r.cost) {
+            let steered = within && trial.cost <= STEER_COST;
+            if !(trial.cost.is_finite() && (trial.cost < r.cost || steered)) {
+                // A steering step from an answer that went too far off:
+                // the answer stands.
+                if within {
+                    return self.ended(true, &r, it, Reason::IterationCap);
+                }
                 lambda *= 10.0;
                 if lambda > MAX_DAMPING {
                     return self.ended(false, &r, it + 1, Reason::Stalled);
@@ -184,6 +221,9 @@ impl Descent<'_> {
             std::mem::swap(&mut ws.q, &mut ws.trial);
             std::mem::swap(&mut ws.frames, &mut ws.trial_frames);
             r = trial;
+            if steered {
+                window_cost = r.cost;
+            }
             lambda = (lambda * 0.1).max(MIN_DAMPING);
             if r.cost < BASIN_COST && self.beyond_cutoff(ws) {
                 return self.ended(false, &r, it + 1, Reason::Stalled);
@@ -191,6 +231,11 @@ impl Descent<'_> {
         }
         let converged = r.err.within(&self.tol);
         self.ended(converged, &r, self.max_iterations, Reason::IterationCap)
+    }
+
+    /// True when step `it` still steers the self-motion.
+    fn steers(&self, it: u32) -> bool {
+        self.steer.is_some() && it < STEER_STEPS
     }
 
     /// True when `ws.q`, turned toward the seed, lies past the cutoff.
@@ -245,8 +290,21 @@ impl Descent<'_> {
         if !solved {
             return false;
         }
-        if self.null_gain > 0.0 {
-            add_null_space_pull(ws, self.rest, self.null_gain);
+        if let Some(steer) = &self.steer
+            && (it < STEER_STEPS || steer.objective == Redundancy::Posture)
+            && lambda <= STEER_DAMPING
+        {
+            // The posture pull has a fixed point (the rest pose, seen from
+            // the task): it pulls at full gain in every step, as it always
+            // did; the gradients of the others fade so the descent
+            // converges.
+            let gain = if steer.objective == Redundancy::Posture {
+                steer.gain
+            } else {
+                steer.gain * 0.5f64.powi(it as i32)
+            };
+            self.pull(ws, steer, gain);
+            add_null_space_pull(ws);
         }
         let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let scale = if largest > self.max_step {
@@ -261,16 +319,29 @@ impl Descent<'_> {
     }
 }
 
-/// Adds `k (I - (A+λI)⁻¹ A)(rest - q)` to the step: the part of a pull
-/// toward the rest pose that the task does not see (the damped null-space
-/// projector, reusing this step's Cholesky factor).
-fn add_null_space_pull(ws: &mut Workspace, rest: &[f64], gain: f64) {
-    for (i, z) in ws.pull.iter_mut().enumerate() {
-        *z = if ws.active[i] {
-            gain * (rest[i] - ws.q[i])
-        } else {
-            0.0
-        };
+impl Descent<'_> {
+    /// `ws.pull = k ∇H` at `ws.q` for the steering objective.
+    fn pull(&self, ws: &mut Workspace, steer: &Steer, gain: f64) {
+        match steer.objective {
+            Redundancy::Off => ws.pull.fill(0.0),
+            Redundancy::Limits => limits_pull(&ws.bounds, &ws.q, gain, &mut ws.pull),
+            Redundancy::Posture => posture_pull(steer.rest, &ws.q, gain, &mut ws.pull),
+            Redundancy::Manipulability => {
+                let (wp, wo) = self.weights();
+                manipulability_pull(self.chain, (wp, wo), gain, ws);
+            }
+        }
+    }
+}
+
+/// Adds `(I - (A+λI)⁻¹ A) z` to the step, `z` in `ws.pull`: the part of
+/// the pull that the task does not see (the damped null-space projector,
+/// reusing this step's Cholesky factor). Joints out of the step get none.
+fn add_null_space_pull(ws: &mut Workspace) {
+    for (z, &a) in ws.pull.iter_mut().zip(&ws.active) {
+        if !a {
+            *z = 0.0;
+        }
     }
     mul(&ws.normal, &ws.pull, &mut ws.scratch);
     ws.factor

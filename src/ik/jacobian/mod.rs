@@ -18,9 +18,11 @@ mod closest;
 mod descent;
 mod linalg;
 mod options;
+mod redundancy;
 mod restarts;
 
 pub use options::{Closest, JacobianOptions};
+pub use redundancy::Redundancy;
 
 use super::{
     Admissible, Bounds, Clock, Common, Deadline, IkError, Outcome, Reason, Rng, Solution, Target,
@@ -28,7 +30,7 @@ use super::{
 };
 use crate::model::{Chain, Frames, Transform};
 use closest::{Aim, Nearest};
-use descent::{Attempt, Descent, Patience, Toward};
+use descent::{Attempt, Descent, Patience, Steer, Toward};
 use linalg::Factor;
 use restarts::Restarts;
 
@@ -259,12 +261,22 @@ impl Setup {
             max_iterations: self.options.max_iterations,
             initial_damping: self.options.initial_damping,
             max_step: self.options.max_step,
-            rest: &self.rest,
-            null_gain: if search.redundant {
-                self.options.null_space_gain
-            } else {
-                0.0
-            },
+            // The closest mode wants the self-motion nearest the seed (it
+            // slides there), not steered away from it.
+            // The gradients only on pose targets for now: on position
+            // targets (the 5-joint arm's jog) they pulled a stretched arm
+            // off a jog's line (tests/jog.rs), not yet looked into. The
+            // posture pull (asked for explicitly) on every target.
+            steer: (search.redundant
+                && (target.wants_orientation() || self.options.redundancy == Redundancy::Posture)
+                && self.options.closest.is_none()
+                && self.options.redundancy != Redundancy::Off
+                && self.options.null_space_gain > 0.0)
+                .then_some(Steer {
+                    objective: self.options.redundancy,
+                    rest: &self.rest,
+                    gain: self.options.null_space_gain,
+                }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {
                 Patience::THOROUGH

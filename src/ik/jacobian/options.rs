@@ -1,8 +1,13 @@
 //! The options of the constrained Jacobian solver, and their checks.
 
+use super::Redundancy;
 use crate::ik::{Clock, IkError};
 use crate::model::Chain;
 use std::time::Duration;
+
+/// The default null-space gain. Measured on the Panda's 60 s track paths
+/// (benches/README.md, Track sets).
+pub const DEFAULT_NULL_SPACE_GAIN: f64 = 0.03;
 
 /// Options of the constrained Jacobian solver.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,10 +24,16 @@ pub struct JacobianOptions {
     pub restarts: bool,
     /// Starting Levenberg-Marquardt damping.
     pub initial_damping: f64,
-    /// Rest pose the null-space term pulls towards on redundant arms
-    /// (`None`: the middle of the limits).
+    /// What a redundant arm's self-motion is steered toward in the task's
+    /// null space, on every solve (see [`Redundancy`]).
+    pub redundancy: Redundancy,
+    /// Rest pose of [`Redundancy::Posture`] (`None`: the middle of the
+    /// limits).
     pub rest: Option<Vec<f64>>,
-    /// Gain of the null-space pull, per iteration (0 disables it).
+    /// Gain of the null-space pull: the fraction of the way to the rest
+    /// pose (or, near the middle of the range, to the middle) the first
+    /// step of a solve moves along the self-motion; each later step half
+    /// as much (0 disables it).
     pub null_space_gain: f64,
     /// Largest change of one joint in one step (rad or m): keeps a step
     /// computed near a singularity from flinging the arm around.
@@ -76,8 +87,9 @@ impl Default for JacobianOptions {
             max_iterations: 60,
             restarts: true,
             initial_damping: 1e-3,
+            redundancy: Redundancy::default(),
             rest: None,
-            null_space_gain: 0.0,
+            null_space_gain: DEFAULT_NULL_SPACE_GAIN,
             max_step: 1.0,
             rng_seed: 0x5eed,
             closest: None,

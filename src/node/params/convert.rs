@@ -7,7 +7,7 @@ use crate::node::TeleopSettings;
 use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
     SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
-    parse_mesh_path, parse_pitch, parse_position, parse_solver, parse_weights,
+    parse_mesh_path, parse_pitch, parse_position, parse_redundancy, parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -41,6 +41,8 @@ impl NodeParams {
                 clamp: parse_clamps(&self.clamp)?,
                 closest: self.closest,
                 closest_weight: parse_weights(&self.closest_weight)?,
+                redundancy: parse_redundancy(&self.redundancy)?,
+                null_space_gain: self.null_space_gain,
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,

@@ -5,7 +5,7 @@ use super::text::{JointClamp, JointWeight, bend_name};
 use super::{SettingError, positive};
 use crate::ik::{
     AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, GeoOptions, JacobianOptions,
-    JointMode, Pick, SolverConfig, SolverKind, Start, Tolerance,
+    JointMode, Pick, Redundancy, SolverConfig, SolverKind, Start, Tolerance,
 };
 use crate::model::Chain;
 use std::time::Duration;
@@ -46,6 +46,12 @@ pub struct SolverSettings {
     /// With `closest`: per-joint weights of the distance (joints not named
     /// weigh 1; 0 leaves a joint out).
     pub closest_weight: Vec<JointWeight>,
+    /// Jacobian: what a redundant arm's self-motion is steered toward on
+    /// every solve (limits: away from the joint limits, so that following
+    /// a path never drifts into one).
+    pub redundancy: Redundancy,
+    /// Jacobian: gain of that steering in [0, 1] (0: none).
+    pub null_space_gain: f64,
 }
 
 impl Default for SolverSettings {
@@ -70,6 +76,8 @@ impl Default for SolverSettings {
             clamp: Vec::new(),
             closest: JacobianOptions::default().closest.is_some(),
             closest_weight: Vec::new(),
+            redundancy: JacobianOptions::default().redundancy,
+            null_space_gain: JacobianOptions::default().null_space_gain,
         }
     }
 }
@@ -117,6 +125,10 @@ impl SolverSettings {
             ));
         }
         self.check_closest()?;
+        let k = self.null_space_gain;
+        if !(k.is_finite() && (0.0..=1.0).contains(&k)) {
+            return Err(SettingError::new("null_space_gain", k, "must be in [0, 1]"));
+        }
         for c in &self.clamp {
             if !(c.min.is_finite() && c.max.is_finite() && c.min <= c.max) {
                 return Err(SettingError::new(
@@ -214,6 +226,8 @@ impl SolverSettings {
                     budget: self.budget()?,
                     max_iterations: self.max_iterations.unwrap_or(defaults.max_iterations),
                     closest: self.closest(chain)?,
+                    redundancy: self.redundancy,
+                    null_space_gain: self.null_space_gain,
                     ..defaults
                 })
             }

@@ -55,6 +55,13 @@ pub fn bend_name(bend: &Bend) -> String {
 }
 
 /// A solver by name, as the command line and the ROS parameter spell it.
+/// A redundancy objective's name ([`crate::ik::Redundancy::name`]).
+pub fn parse_redundancy(s: &str) -> Result<crate::ik::Redundancy, SettingError> {
+    s.trim()
+        .parse()
+        .map_err(|why: String| SettingError::new("redundancy", format!("'{s}'"), why))
+}
+
 pub fn parse_solver(s: &str) -> Result<SolverKind, SettingError> {
     s.trim().parse().map_err(|_| {
         let names: Vec<_> = SolverKind::ALL.iter().map(|k| k.name()).collect();

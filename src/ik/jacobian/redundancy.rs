@@ -1,0 +1,171 @@
+//! Redundancy resolution: what a redundant arm (more joints than the
+//! target constrains) does with its self-motion while it solves. The
+//! descent adds `(I - J⁺J) k ∇H` to its first steps (the projected
+//! gradient of a secondary objective `H`), so that the self-motion is
+//! steered on every solve: a tracking solve from the last answer moves the
+//! arm along its self-motion toward the objective a little each tick,
+//! instead of letting the minimum-norm steps drift it into a joint limit
+//! and a forced reconfiguration (issue 22).
+
+use super::Workspace;
+use crate::ik::Bounds;
+use crate::model::{Chain, Frames};
+use nalgebra::{Matrix3, Matrix6, Vector6};
+use std::fmt;
+use std::str::FromStr;
+
+/// The secondary objective of a redundant arm's self-motion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Redundancy {
+    /// No objective: the minimum-norm steps, the self-motion wherever
+    /// they take it.
+    Off,
+    /// Away from the joint limits: `H = Σ s²/(1 - s²)` with `s` the
+    /// joint's offset from the middle of its range over half the range,
+    /// 0 in the middle and unbounded at a limit, so the push grows as a
+    /// joint nears one (continuous joints are left out).
+    #[default]
+    Limits,
+    /// Toward the rest pose ([`super::JacobianOptions::rest`], by default
+    /// the middle of the limits): `H = ½ |q - rest|²`, pulled at full
+    /// gain in every step (the pull of earlier versions).
+    Posture,
+    /// Away from singular poses: up the manipulability
+    /// `w = sqrt(det(J Jᵀ))`, its gradient by finite differences (one
+    /// Jacobian per joint per step: the costliest objective).
+    Manipulability,
+}
+
+impl Redundancy {
+    /// Every objective, in the order the docs list them.
+    pub const ALL: [Redundancy; 4] = [
+        Redundancy::Off,
+        Redundancy::Limits,
+        Redundancy::Posture,
+        Redundancy::Manipulability,
+    ];
+
+    /// The name the settings use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Redundancy::Off => "off",
+            Redundancy::Limits => "limits",
+            Redundancy::Posture => "posture",
+            Redundancy::Manipulability => "manipulability",
+        }
+    }
+}
+
+impl fmt::Display for Redundancy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Redundancy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Redundancy::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Redundancy::ALL.iter().map(|r| r.name()).collect();
+                format!("'{s}' is not one of {}", names.join(", "))
+            })
+    }
+}
+
+/// Largest pull on one joint in one step (rad or m): near a limit the
+/// limits' gradient is unbounded.
+const MOST_PULL: f64 = 0.05;
+
+/// `z = -k ∇H` at `q` for the limits objective, scaled per joint by its
+/// half range squared so that near the middle it is `k (mid - q)`, the
+/// posture pull toward the middle: the gain means the same for both.
+pub(super) fn limits_pull(bounds: &Bounds, q: &[f64], gain: f64, z: &mut [f64]) {
+    for (i, zi) in z.iter_mut().enumerate() {
+        *zi = 0.0;
+        if !bounds.limited(i) {
+            continue;
+        }
+        let (lo, hi) = (bounds.lower[i], bounds.upper[i]);
+        let half = 0.5 * (hi - lo);
+        if half <= 0.0 {
+            continue;
+        }
+        let s = ((q[i] - 0.5 * (lo + hi)) / half).clamp(-0.999, 0.999);
+        let d = 1.0 - s * s;
+        *zi = (-gain * half * s / (d * d)).clamp(-MOST_PULL, MOST_PULL);
+    }
+}
+
+/// `z = k (rest - q)`: the posture pull.
+pub(super) fn posture_pull(rest: &[f64], q: &[f64], gain: f64, z: &mut [f64]) {
+    for ((zi, r), v) in z.iter_mut().zip(rest).zip(q) {
+        *zi = gain * (r - v);
+    }
+}
+
+/// Joint offset of the manipulability's finite differences (rad or m).
+const DELTA: f64 = 1e-6;
+
+/// `z = k ∇ log w` at `ws.q` by forward differences, `w` the
+/// manipulability of the weighted task Jacobian (`ws.frames` holds the
+/// Jacobian at `ws.q`; `ws.trial_frames` and `ws.scratch` are used).
+pub(super) fn manipulability_pull(
+    chain: &Chain,
+    weights: (f64, f64),
+    gain: f64,
+    ws: &mut Workspace,
+) {
+    let here = log_manipulability(&ws.frames, weights);
+    for i in 0..ws.q.len() {
+        ws.scratch.copy_from_slice(&ws.q);
+        ws.scratch[i] += DELTA;
+        chain.jacobian(&ws.scratch, &mut ws.trial_frames);
+        let there = log_manipulability(&ws.trial_frames, weights);
+        let g = gain * (there - here) / DELTA;
+        ws.pull[i] = if g.is_finite() {
+            g.clamp(-MOST_PULL, MOST_PULL)
+        } else {
+            0.0
+        };
+    }
+}
+
+/// `log sqrt(det(J W Jᵀ))` over the rows the target weighs (position
+/// only: the 3 × 3 block); very negative at a singular pose.
+fn log_manipulability(frames: &Frames, (wp, wo): (f64, f64)) -> f64 {
+    let mut m = Matrix6::<f64>::zeros();
+    for c in &frames.columns {
+        let v = Vector6::new(
+            wp * c.linear.x,
+            wp * c.linear.y,
+            wp * c.linear.z,
+            wo * c.angular.x,
+            wo * c.angular.y,
+            wo * c.angular.z,
+        );
+        m += v * v.transpose();
+    }
+    let det = if wo == 0.0 {
+        Matrix3::from(m.fixed_view::<3, 3>(0, 0)).determinant()
+    } else {
+        m.determinant()
+    };
+    0.5 * det.max(1e-300).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_a_wrong_one_lists_the_others() {
+        for r in Redundancy::ALL {
+            assert_eq!(r.name().parse::<Redundancy>(), Ok(r));
+        }
+        let e = "sideways".parse::<Redundancy>().unwrap_err();
+        assert!(e.contains("limits") && e.contains("posture"), "{e}");
+    }
+}
