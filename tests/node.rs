@@ -343,24 +343,41 @@ impl ServoOutput for MeasuringServos {
     }
 }
 
-#[test]
-fn measured_servos_are_waited_for_and_their_positions_published() {
-    let chain = arm();
-    let present = Arc::new(Mutex::new(None));
+/// Servos shared with the test.
+type Shared<T> = Arc<Mutex<T>>;
+
+/// A node core on [`MeasuringServos`] that report `present` (`None`: not
+/// yet), with the Jacobian solver and the default settings; the present
+/// position and the commands sent stay shared with the test.
+fn measuring_node(
+    chain: &Chain,
+    present: Option<Vec<f64>>,
+) -> (
+    MemoryNode<MeasuringServos>,
+    Shared<Option<Vec<f64>>>,
+    Shared<Vec<Vec<f64>>>,
+) {
+    let present = Arc::new(Mutex::new(present));
     let commands = Arc::new(Mutex::new(Vec::new()));
     let servos = MeasuringServos {
         present: present.clone(),
         commands: commands.clone(),
     };
     let core = NodeCore::new(
-        &chain,
+        chain,
         SolverConfig::default_for(SolverKind::Jacobian),
         Common::default(),
         NodeConfig::default(),
         servos,
     )
     .unwrap();
-    let mut n = MemoryNode::new(core);
+    (MemoryNode::new(core), present, commands)
+}
+
+#[test]
+fn measured_servos_are_waited_for_and_their_positions_published() {
+    let chain = arm();
+    let (mut n, present, commands) = measuring_node(&chain, None);
     let start = chain.mid_configuration();
     let target = chain.fk(&[0.4, 0.3, -0.6, 0.2, 0.0]).translation.vector;
     n.push_target(TargetMsg::position([target.x, target.y, target.z]));
@@ -426,21 +443,7 @@ fn the_first_solve_starts_from_the_measured_pose() {
         "the mid seed found this branch too: {:?}",
         cold.q
     );
-    let present = Arc::new(Mutex::new(Some(at.clone())));
-    let commands = Arc::new(Mutex::new(Vec::new()));
-    let servos = MeasuringServos {
-        present: present.clone(),
-        commands: commands.clone(),
-    };
-    let core = NodeCore::new(
-        &chain,
-        SolverConfig::default_for(SolverKind::Jacobian),
-        Common::default(),
-        NodeConfig::default(),
-        servos,
-    )
-    .unwrap();
-    let mut n = MemoryNode::new(core);
+    let (mut n, _, _) = measuring_node(&chain, Some(at.clone()));
     n.push_target(TargetMsg {
         stamp: 0.0,
         frame_id: String::new(),
