@@ -346,17 +346,17 @@ impl ServoOutput for MeasuringServos {
 /// Servos shared with the test.
 type Shared<T> = Arc<Mutex<T>>;
 
-/// A node core on [`MeasuringServos`] that report `present` (`None`: not
-/// yet), with the Jacobian solver and the default settings; the present
-/// position and the commands sent stay shared with the test.
-fn measuring_node(
-    chain: &Chain,
-    present: Option<Vec<f64>>,
-) -> (
+/// The node, the servos' present position and the commands they got.
+type Measuring = (
     MemoryNode<MeasuringServos>,
     Shared<Option<Vec<f64>>>,
     Shared<Vec<Vec<f64>>>,
-) {
+);
+
+/// A node core on [`MeasuringServos`] that report `present` (`None`: not
+/// yet), with the Jacobian solver and the default settings; the present
+/// position and the commands sent stay shared with the test.
+fn measuring_node(chain: &Chain, present: Option<Vec<f64>>) -> Measuring {
     let present = Arc::new(Mutex::new(present));
     let commands = Arc::new(Mutex::new(Vec::new()));
     let servos = MeasuringServos {
