@@ -343,7 +343,7 @@ impl ServoOutput for MeasuringServos {
     }
 }
 
-/// Servos shared with the test.
+/// State the servos share with the test.
 type Shared<T> = Arc<Mutex<T>>;
 
 /// The node, the servos' present position and the commands they got.
