@@ -67,6 +67,17 @@ struct Pending {
     target: Target,
 }
 
+/// The solver configuration the node runs `config` as, at start and on
+/// every retune (so an unchanged setting compares equal): every solve is
+/// seeded with where the arm is, so it tracks
+/// ([`SolverConfig::for_tracking`]: the geo solver takes the branch nearest
+/// it, whatever its pick was set to), with its budget on the loop's clock.
+fn node_solver(config: SolverConfig, clock: Clock) -> SolverConfig {
+    let mut config = config.for_tracking();
+    config.set_clock(clock);
+    config
+}
+
 /// The control loop state machine. `S` is where commands go; virtual servos
 /// by default.
 pub struct NodeCore<S: ServoOutput = VirtualServo> {
@@ -149,19 +160,15 @@ impl<S: ServoOutput> NodeCore<S> {
     /// `config.initial` gives them.
     pub fn new(
         chain: &Chain,
-        mut solver: SolverConfig,
+        solver: SolverConfig,
         common: Common,
         config: NodeConfig,
         servo: S,
     ) -> Result<NodeCore<S>, NodeError> {
-        solver.set_clock(config.budget_clock);
         let limits = config.axis_limits(chain)?;
         let steering = Steering::new(chain, &common.modes);
         let gripper = config.gripper.resolve(chain)?;
-        // Every solve of the node is seeded with where the arm is: tracking
-        // ([`SolverConfig::for_tracking`]: the geo solver takes the branch
-        // nearest it, whatever its pick was set to).
-        let solver = solver.for_tracking();
+        let solver = node_solver(solver, config.budget_clock);
         let solver_config = (solver.clone(), common.clone());
         let solver = Solver::new(chain, solver, common)?;
         let layout = JointLayout::new(chain);

@@ -78,10 +78,10 @@ pub fn run<S: ServoOutput>(
     // On simulated time a solve has no wall-clock deadline to keep: its
     // budget is counted on the thread's CPU time, so a run's verdict does
     // not depend on what else the machine runs.
-    core.set_budget_clock(match opts.clock {
-        Clock::Simulated => cpu_time::clock(BudgetClock::Cpu),
-        Clock::Wall => cpu_time::clock(BudgetClock::Wall),
-    });
+    core.set_budget_clock(cpu_time::clock(match opts.clock {
+        Clock::Simulated => BudgetClock::Cpu,
+        Clock::Wall => BudgetClock::Wall,
+    }));
     let dt = core.motion().period();
     let last_tick = opts.duration.map(|d| (d / dt).round() as u64);
     let start = Instant::now();

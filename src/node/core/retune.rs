@@ -7,7 +7,7 @@
 //! when they changed) change.
 
 use super::collide::retuned_guard;
-use super::{NodeCore, NodeError};
+use super::{NodeCore, NodeError, node_solver};
 use crate::ik::{Clock, Common, Solver, SolverConfig};
 use crate::model::Chain;
 use crate::node::guard::Guard;
@@ -30,10 +30,7 @@ pub(super) struct Retune {
 /// it cannot: every check the core makes at start, and the solver built.
 fn prepare(chain: &Chain, settings: &NodeSettings, clock: Clock) -> Result<Retune, NodeError> {
     let (solver_config, common) = settings.solver_config(chain)?;
-    // The node's solves track: as NodeCore::new, so an unchanged setting
-    // compares equal.
-    let mut solver_config = solver_config.for_tracking();
-    solver_config.set_clock(clock);
+    let solver_config = node_solver(solver_config, clock);
     let mut config = settings.node_config(chain)?;
     config.budget_clock = clock;
     let limits = config.axis_limits(chain)?;
