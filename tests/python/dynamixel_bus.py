@@ -43,7 +43,10 @@ cannot answer, as the chain of servos does). Broadcast PING: every servo in
 id order. Status packets are byte-stuffed; an instruction packet with an
 unstuffed FF FF FD inside is dropped (logged as "bad_stuffing"). Replies
 honour the status return level and the return delay, and take the time their
-bytes need at the bus speed.
+bytes need at the bus speed: a reply's last byte is out its return delay
+plus its bytes' time after the instruction came in (in a SYNC READ, after
+the servo before it finished), a deadline the simulator sleeps to, so its
+own work in between is not added.
 
 Bus speed: --baud (default 1000000) is every servo's rate. When the speed the
 host set on the pty can be read (termios) and differs, the servos hear
@@ -52,7 +55,8 @@ garbage and stay silent, as on a real bus.
 Prints `PTY <path>` first (stdout, flushed), then runs until killed. The
 slave end stays open inside the simulator, so the host may close and reopen
 the port. --log gets JSON lines: goal writes {"t", "id", "goal", "present",
-"torque", "via"}, torque writes {"t", "id", "torque"}, other events {"t",
+"torque", "via", "heard"} ("heard": when the instruction's bytes came in),
+with --log-replies every status packet sent (see --help), torque writes {"t", "id", "torque"}, other events {"t",
 "id", "event", ...}.
 
 Options to misbehave: --silent ID (never answers; repeatable),
@@ -139,6 +143,13 @@ def unstuff(body):
             i += 1
         i += 1
     return bytes(out)
+
+
+def wait_until(due):
+    """Sleeps until monotonic time `due` (at once when it has passed)."""
+    left = due - time.monotonic()
+    if left > 0:
+        time.sleep(left)
 
 
 def status_packet(ident, error, params=b""):
@@ -325,6 +336,12 @@ class Bus:
         self.buf = bytearray()
         self.mismatch_logged = False
         self.hands = {h.id: h for h in args.hand}
+        self.log_replies = args.log_replies
+        # The instruction being answered, and when its bytes came in.
+        self.inst, self.heard = None, None
+        # The same on the monotonic clock, and when the bus is free again
+        # (the end of the last reply).
+        self.heard_at = self.free = 0.0
 
     def read(self, s, addr, n):
         """The bytes a read of servo s gets; a hand moves it first when the
@@ -348,9 +365,22 @@ class Bus:
             bad = bytearray(status_packet(servo.id, 0, b"\x00\x00\x00\x00"))
             bad[-1] ^= 0x5A
             data = junk + bytes(bad) + b"\xff" + data
+        start = time.monotonic()
+        want = 0.0
         if self.pace:
-            time.sleep(servo.t[9] * 2e-6 + len(data) * 10.0 / self.baud)
+            # The servo starts its reply its return delay after the
+            # instruction came in (or after the servo before it in a
+            # SYNC READ finished), and the last byte is out after the
+            # bytes' time at the bus speed: a deadline, not a pause after
+            # whatever this process did in between.
+            due = max(self.free, self.heard_at) + servo.t[9] * 2e-6 + len(data) * 10.0 / self.baud
+            want = due - start
+            wait_until(due)
+            self.free = due
         os.write(self.fd, data)
+        if self.log_replies:
+            self.record(id=servo.id, reply=self.inst, bytes=len(data), heard=self.heard,
+                        pace=want, slept=time.monotonic() - start)
 
     def reply(self, servo, inst, number=0, params=b""):
         level = servo.t[68]
@@ -372,7 +402,7 @@ class Bus:
         if addr <= 116 < addr + len(data):
             servo.goals += 1
             self.record(id=servo.id, goal=servo.get("goal"), present=servo.get("present"),
-                        torque=servo.t[64], via=via)
+                        torque=servo.t[64], via=via, heard=self.heard)
             if servo.silent_after is not None and servo.goals >= servo.silent_after:
                 servo.silent = True
                 self.record(id=servo.id, event="silent")
@@ -383,6 +413,7 @@ class Bus:
         return 0
 
     def handle(self, ident, inst, p):
+        self.inst = inst
         if inst == PING:
             for i in (sorted(self.servos) if ident == BROADCAST else [ident]):
                 s = self.live(i)
@@ -452,6 +483,7 @@ class Bus:
     def feed(self, data):
         """Splits the host's bytes into instruction packets; resynchronises
         on the next header after anything invalid."""
+        self.heard, self.heard_at = time.time(), time.monotonic()
         hb = host_baud(self.slave)
         if hb is not None and hb != self.baud:
             if not self.mismatch_logged:
@@ -556,6 +588,9 @@ def main():
     ap.add_argument("--hand", type=Hand, action="append", default=[],
                     help="ID:LOW:HIGH: servo ID moves one tick at each read of its position")
     ap.add_argument("--log", help="JSON lines of goal, torque and other events")
+    ap.add_argument("--log-replies", action="store_true",
+                    help="log each status packet sent: {t, id, reply (instruction), bytes, "
+                         "heard (when the instruction came in), pace (s asked), slept (s taken)}")
     args = ap.parse_args()
 
     serve(Bus(args))

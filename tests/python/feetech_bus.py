@@ -46,6 +46,9 @@ stdout: {"dump": true} (every servo's state), {"silent": ID}, {"unsilent":
 ID}, {"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (the servo is
 moved there, as by hand).
 
+--log-replies also logs every status packet sent (see --help): the
+simulator answers at once, with no return delay or byte time.
+
 --hand ID:LOW:HIGH moves servo ID by one tick at each read of its present
 position (see simbus.Hand), logging each read as {"t", "id", "read"}.
 """
@@ -53,6 +56,7 @@ import argparse
 import os
 import random
 import sys
+import time
 
 from simbus import Hand, Log, serve
 
@@ -177,6 +181,9 @@ class Bus:
                 self.servos[i].silent_after = args.silent_after_goals
         self.buf = bytearray()
         self.hands = {h.id: h for h in args.hand}
+        self.log_replies = args.log_replies
+        # The instruction being answered, and when its bytes came in.
+        self.inst, self.heard = None, None
 
     def live(self, ident):
         s = self.servos.get(ident)
@@ -202,6 +209,8 @@ class Bus:
             out += junk + bytes(bad) + b"\xff"
         out += packet(servo.id, servo.error_byte(), params)
         os.write(self.fd, out)
+        if self.log_replies:
+            self.record(id=servo.id, reply=self.inst, bytes=len(out), heard=self.heard)
 
     def write(self, servo, addr, data, via):
         for k, b in enumerate(data):
@@ -217,6 +226,7 @@ class Bus:
             self.record(id=servo.id, torque=servo.table[TORQUE])
 
     def handle(self, ident, code, p):
+        self.inst = code
         if code == PING:
             targets = sorted(self.servos) if ident == BROADCAST else [ident]
             for i in targets:
@@ -254,6 +264,7 @@ class Bus:
     def feed(self, data):
         """Splits the byte stream into instruction packets; resynchronises
         on the next header after anything invalid."""
+        self.heard = time.time()
         self.buf += data
         while True:
             start = self.buf.find(b"\xff\xff")
@@ -311,6 +322,9 @@ def main():
     ap.add_argument("--present", type=lambda t: [int(x) for x in t.split(",")], default=[2048])
     ap.add_argument("--speed", type=float, default=3000.0, help="ticks per second with torque on")
     ap.add_argument("--log", help="JSON lines of goal and torque writes")
+    ap.add_argument("--log-replies", action="store_true",
+                    help="log each status packet sent: {t, id, reply (instruction), bytes, "
+                         "heard (when the instruction came in)}")
     ap.add_argument("--silent", type=int, action="append", default=[])
     ap.add_argument("--silent-after-goals", type=int)
     ap.add_argument("--flags", type=pair, action="append", default=[])

@@ -4,7 +4,9 @@
 
 use super::RxBuffer;
 use super::encode::{BROADCAST_ID, EncodeError};
-use crate::servo::link::{Detail, LinkStatus, SessionError, await_reply, read_available};
+use crate::servo::link::{
+    Detail, LinkStatus, SessionError, await_reply, read_available, read_within,
+};
 use serialport::SerialPort;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -322,8 +324,8 @@ impl<R: StatusStream> Servos<R> {
         })
     }
 
-    /// Polls for at most `window` until no servo is awaited, handing every
-    /// reply to `take` (which clears `awaiting` for what it answered).
+    /// Reads for at most `window` until no servo is awaited (waking as
+    /// bytes arrive), handing every reply to `take` (which clears `awaiting` for what it answered).
     /// `next_request` may send another request whenever nothing is
     /// awaited (servos read one at a time); true when it did.
     pub fn collect(
@@ -348,7 +350,9 @@ impl<R: StatusStream> Servos<R> {
             if !waiting || t >= deadline {
                 return Ok(());
             }
-            std::thread::sleep(Duration::from_micros(300).min(deadline - t));
+            // Woken by the next bytes, not by a timer: a reply is taken
+            // as it lands.
+            read_within(io, deadline - t, |b| self.reader.push(b))?;
         }
     }
 

@@ -46,7 +46,9 @@ mod settings;
 mod status;
 mod worker;
 
-pub use session::{Session, SessionError, StartPose, TickOutcome, await_reply, read_available};
+pub use session::{
+    Session, SessionError, StartPose, TickOutcome, await_reply, read_available, read_within,
+};
 pub use settings::{LinkDefaults, LinkFile, LinkSettingError, LinkSettings, OnExit, WatchdogMode};
 pub use status::{Detail, DetailValue, LinkState, LinkStatus};
 

@@ -4,6 +4,7 @@
 use super::LinkStatus;
 use crate::servo::joint::Effort;
 use serialport::SerialPort;
+use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -44,6 +45,44 @@ pub fn read_available(
     }
     Ok(())
 }
+
+/// Waits at most `timeout` for bytes from the port and hands what came to
+/// `sink`: the wait ends the moment the first byte arrives (the port's
+/// read blocks on the descriptor), so a reply is taken as it lands rather
+/// than at the next poll of a sleeping loop. The port's own timeout is put
+/// back afterwards.
+pub fn read_within(
+    io: &mut dyn SerialPort,
+    timeout: Duration,
+    sink: impl FnOnce(&[u8]),
+) -> Result<(), SessionError> {
+    let before = io.timeout();
+    io.set_timeout(timeout).map_err(SessionError::from)?;
+    let mut buf = [0u8; 512];
+    let got = io.read(&mut buf);
+    io.set_timeout(before).map_err(SessionError::from)?;
+    match got {
+        Ok(0) => {
+            // A port that reports its end at once: do not spin on it.
+            std::thread::sleep(timeout.min(IDLE_POLL));
+            Ok(())
+        }
+        Ok(n) => {
+            sink(&buf[..n]);
+            Ok(())
+        }
+        Err(e) if e.kind() == ErrorKind::TimedOut => Ok(()),
+        Err(_) => {
+            // Not this wait's to judge (a hang-up, a signal): the next
+            // read_available reports a port that failed, as before.
+            std::thread::sleep(timeout.min(IDLE_POLL));
+            Ok(())
+        }
+    }
+}
+
+/// The pause of a wait on a port that gives no bytes and no wait.
+const IDLE_POLL: Duration = Duration::from_micros(300);
 
 /// Where the servos are when a session has set the hardware up: the start
 /// of the link's slow start-up move.
@@ -135,5 +174,31 @@ pub fn await_reply<T>(
             return Ok(None);
         }
         std::thread::sleep(Duration::from_micros(500).min(deadline - now));
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn read_within_takes_the_bytes_that_come_and_keeps_the_ports_timeout() {
+        let (mut host, mut bus) = serialport::TTYPort::pair().unwrap();
+        host.set_timeout(Duration::from_millis(50)).unwrap();
+        let mut got = Vec::new();
+        // A quiet port: nothing, and no error.
+        read_within(&mut host, Duration::from_millis(5), |b| {
+            got.extend_from_slice(b)
+        })
+        .unwrap();
+        assert!(got.is_empty());
+        bus.write_all(&[0xFF, 0xFF, 0x01]).unwrap();
+        read_within(&mut host, Duration::from_secs(5), |b| {
+            got.extend_from_slice(b)
+        })
+        .unwrap();
+        assert_eq!(got, [0xFF, 0xFF, 0x01]);
+        assert_eq!(host.timeout(), Duration::from_millis(50));
     }
 }
