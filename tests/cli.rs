@@ -275,6 +275,28 @@ fn params_lists_every_node_parameter_as_json() {
 }
 
 #[test]
+fn params_lists_the_leader_nodes_parameters_with_node() {
+    let out = arm_ik(&["params", "--node", "leader_node", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["node"], "leader_node");
+    let names: Vec<&str> = v["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"leader_port") && names.contains(&"joint_map"));
+    assert!(
+        !names.contains(&"solver"),
+        "ik_node's parameters: {names:?}"
+    );
+    let out = arm_ik(&["params", "--node", "nope"]);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(stderr(&out).contains("leader_node"), "{}", stderr(&out));
+}
+
+#[test]
 fn solve_reaches_a_target_and_flags_an_unreachable_one() {
     let out = arm_ik(&[
         "solve",

@@ -1,12 +1,27 @@
-//! `arm_ik params`: the ROS parameters of `ik_node`, from the node's one
-//! declaration of them, for people (a table) and for scripts (`--json`).
+//! `arm_ik params`: the ROS parameters of `ik_node` (or, with `--node`,
+//! `leader_node`), from the node's one declaration of them, for people (a
+//! table) and for scripts (`--json`).
 
-use arm_ik::node::{NodeParams, ParamInfo, ParamValue};
+use arm_ik::node::{LeaderParams, NodeParams, ParamInfo, ParamTable, ParamValue};
 use serde_json::json;
 use std::process::ExitCode;
 
+/// The nodes whose parameters can be listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Node {
+    /// The IK node.
+    #[value(name = "ik_node")]
+    IkNode,
+    /// The leader arm's node (teleoperation over ROS).
+    #[value(name = "leader_node")]
+    LeaderNode,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Which node's parameters.
+    #[arg(long, value_enum, default_value = "ik_node")]
+    node: Node,
     /// Print one JSON object: every parameter's name, type, default,
     /// description, allowed values (empty: any) and whether it is live.
     #[arg(long)]
@@ -38,9 +53,25 @@ fn row(p: &ParamInfo) -> [String; 5] {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let schema = NodeParams::schema();
-    if a.json {
-        let out = json!({ "node": "ik_node", "parameters": schema });
+    match a.node {
+        Node::IkNode => print::<NodeParams>(a.json, IK_NODE_NOTE),
+        Node::LeaderNode => print::<LeaderParams>(a.json, LEADER_NODE_NOTE),
+    }
+}
+
+const IK_NODE_NOTE: &str = "set: live parameters (solver, motion and gripper settings, which \
+    need no new robot model or servo link) change while ik_node runs (ros2 param set), checked \
+    as at start and taken at the next tick; start parameters are fixed when the node starts, \
+    and setting one is refused.";
+
+const LEADER_NODE_NOTE: &str = "set: leader_node reads every parameter at start; \
+    leader_config, leader_port and urdf_path are needed.";
+
+/// The table of node `T`'s parameters, or its JSON.
+fn print<T: ParamTable>(json: bool, note: &str) -> anyhow::Result<ExitCode> {
+    let schema = T::table();
+    if json {
+        let out = json!({ "node": T::NODE, "parameters": schema });
         outln!("{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -64,11 +95,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             w3 = widths[3]
         )?;
     }
-    outln!(
-        "\nset: live parameters (solver, motion and gripper settings, which need no new \
-         robot model or servo link) change while ik_node runs (ros2 param set), checked as \
-         at start and taken at the next tick; start parameters are fixed when the node \
-         starts, and setting one is refused."
-    )?;
+    outln!("\n{note}")?;
     Ok(ExitCode::SUCCESS)
 }

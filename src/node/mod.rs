@@ -57,8 +57,8 @@ pub use memory::MemoryNode;
 pub use motion::{AxisLimits, MotionLimiter};
 pub use msg::{JointCommandMsg, JointState, TargetMsg};
 pub use params::{
-    LiveError, LiveParams, NodeParams, ParamFileError, ParamInfo, ParamSpec, ParamType, ParamValue,
-    UrdfSource,
+    LeaderParams, LeaderSettings, LiveError, LiveParams, NodeParams, ParamFileError, ParamInfo,
+    ParamSpec, ParamTable, ParamType, ParamValue, UrdfSource,
 };
 pub use path::{FigureEight, figure_eight};
 pub use poses::store::{Comments, PoseStore, Stored};

@@ -15,12 +15,14 @@
 
 mod convert;
 mod file;
+pub mod leader;
 mod live;
 pub mod table;
 
 pub use file::ParamFileError;
+pub use leader::{LeaderParams, LeaderSettings};
 pub use live::{LiveError, LiveParams};
-pub use table::{ParamError, ParamInfo, ParamSpec, ParamType, ParamValue};
+pub use table::{ParamError, ParamInfo, ParamSpec, ParamTable, ParamType, ParamValue};
 
 use super::settings::{
     BEND_KEYWORDS, GripperSettings, JogSettings, MotionSettings, SolverSettings, TwistFrame,
@@ -87,7 +89,7 @@ declare_params! {
     ///
     /// Doubles must be given as doubles (`-p rate_hz:=50.0`, not `50`): ROS
     /// parameters are typed and the node refuses an integer for a double.
-    pub struct NodeParams {
+    pub struct NodeParams for "ik_node" {
         /// URDF file to load; empty: use robot_description (parameter, else topic).
         urdf_path: String = String::new(), live: false;
         /// URDF XML text; used when urdf_path is empty; empty too: wait for the robot_description topic.

@@ -1,6 +1,7 @@
-//! r2r's `RosParams` for [`NodeParams`], built on the parameter table:
+//! r2r's `RosParams` for [`NodeParams`] (ik_node) and [`LeaderParams`]
+//! (leader_node), built on their parameter tables:
 //! every declared parameter is registered with its description, and get
-//! and set go through [`NodeParams::get`] / [`NodeParams::set`], so a
+//! and set go through the table's get and set ([`ParamTable`]), so a
 //! value of the wrong type is refused with the parameter named (at start,
 //! and for `ros2 param set`, which r2r refuses when `set_parameter` fails).
 //!
@@ -9,7 +10,7 @@
 //! made at start; an accepted set reaches the node core at its next tick.
 
 use crate::node::params::ParamError;
-use crate::node::{LiveError, LiveParams, NodeParams, ParamValue};
+use crate::node::{LeaderParams, LiveError, LiveParams, NodeParams, ParamTable, ParamValue};
 use r2r::indexmap::IndexMap;
 use r2r::{Parameter, ParameterValue, RosParams};
 
@@ -23,18 +24,27 @@ pub fn to_ros(v: ParamValue) -> ParameterValue {
     }
 }
 
-/// r2r's value as ours, or the error naming parameter `name` when ours has
-/// no such type (arrays, not set).
+/// r2r's value as ours, or the error naming parameter `name` of `ik_node`
+/// when ours has no such type (arrays, not set).
 pub fn from_ros(name: &str, v: &ParameterValue) -> Result<ParamValue, ParamError> {
+    from_ros_in::<NodeParams>(name, v)
+}
+
+/// [`from_ros`] for the parameters of table `T`.
+fn from_ros_in<T: ParamTable>(name: &str, v: &ParameterValue) -> Result<ParamValue, ParamError> {
     Ok(match v {
         ParameterValue::Bool(b) => ParamValue::Bool(*b),
         ParameterValue::Integer(i) => ParamValue::Integer(*i),
         ParameterValue::Double(x) => ParamValue::Double(*x),
         ParameterValue::String(s) => ParamValue::String(s.clone()),
         other => {
-            let spec = NodeParams::spec(name).ok_or_else(|| ParamError::Unknown {
-                name: name.to_owned(),
-            })?;
+            let spec =
+                T::specs()
+                    .iter()
+                    .find(|s| s.name == name)
+                    .ok_or_else(|| ParamError::Unknown {
+                        name: name.to_owned(),
+                    })?;
             let got = format!("a value of type {}", other.type_name());
             return Err(ParamError::wrong_type(spec.name, spec.kind, &got));
         }
@@ -52,50 +62,81 @@ fn ros_error(e: ParamError) -> r2r::Error {
     }
 }
 
-impl RosParams for NodeParams {
-    /// Declares every parameter, after applying the value given at start
-    /// (`--ros-args -p`, a parameter file), as the derived impl does;
-    /// parameters of the node's map that are not ours are left alone.
-    fn register_parameters(
-        &mut self,
-        prefix: &str,
-        _param: Option<Parameter>,
-        params: &mut IndexMap<String, Parameter>,
-    ) -> r2r::Result<()> {
-        for spec in NodeParams::SPECS {
-            let key = if prefix.is_empty() {
-                spec.name.to_owned()
-            } else {
-                format!("{prefix}.{}", spec.name)
-            };
-            if let Some(given) = params.shift_remove(&key) {
-                self.set_parameter(spec.name, &given.value)?;
-            }
-            let value = to_ros(self.get(spec.name).map_err(ros_error)?);
-            params.insert(
-                key,
-                Parameter {
-                    value,
-                    description: spec.description(),
-                },
-            );
+/// Declares every parameter of table `T` in r2r's map, after applying
+/// the value given at start (`--ros-args -p`, a parameter file), as the
+/// derived impl does; parameters of the node's map that are not ours are
+/// left alone.
+fn register<T: ParamTable>(
+    table: &mut T,
+    prefix: &str,
+    params: &mut IndexMap<String, Parameter>,
+) -> r2r::Result<()> {
+    for spec in T::specs() {
+        let key = if prefix.is_empty() {
+            spec.name.to_owned()
+        } else {
+            format!("{prefix}.{}", spec.name)
+        };
+        if let Some(given) = params.shift_remove(&key) {
+            set_in(table, spec.name, &given.value)?;
         }
-        Ok(())
+        let value = to_ros(table.value(spec.name).map_err(ros_error)?);
+        params.insert(
+            key,
+            Parameter {
+                value,
+                description: spec.description(),
+            },
+        );
     }
-
-    fn get_parameter(&mut self, param_name: &str) -> r2r::Result<ParameterValue> {
-        self.get(param_name).map(to_ros).map_err(ros_error)
-    }
-
-    fn set_parameter(&mut self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
-        let value = from_ros(param_name, param_val).map_err(ros_error)?;
-        self.set(param_name, value).map_err(ros_error)
-    }
-
-    fn check_parameter(&self, param_name: &str, param_val: &ParameterValue) -> r2r::Result<()> {
-        self.clone().set_parameter(param_name, param_val)
-    }
+    Ok(())
 }
+
+/// Sets one parameter of table `T` from r2r's value.
+fn set_in<T: ParamTable>(table: &mut T, name: &str, v: &ParameterValue) -> r2r::Result<()> {
+    let value = from_ros_in::<T>(name, v).map_err(ros_error)?;
+    table.assign(name, value).map_err(ros_error)
+}
+
+/// r2r's `RosParams` for a node's parameter table, through [`register`]
+/// and [`set_in`].
+macro_rules! ros_params {
+    ($T:ty) => {
+        impl RosParams for $T {
+            fn register_parameters(
+                &mut self,
+                prefix: &str,
+                _param: Option<Parameter>,
+                params: &mut IndexMap<String, Parameter>,
+            ) -> r2r::Result<()> {
+                register(self, prefix, params)
+            }
+
+            fn get_parameter(&mut self, param_name: &str) -> r2r::Result<ParameterValue> {
+                self.value(param_name).map(to_ros).map_err(ros_error)
+            }
+
+            fn set_parameter(
+                &mut self,
+                param_name: &str,
+                param_val: &ParameterValue,
+            ) -> r2r::Result<()> {
+                set_in(self, param_name, param_val)
+            }
+
+            fn check_parameter(
+                &self,
+                param_name: &str,
+                param_val: &ParameterValue,
+            ) -> r2r::Result<()> {
+                self.clone().set_parameter(param_name, param_val)
+            }
+        }
+    };
+}
+
+ros_params!(NodeParams);
+ros_params!(LeaderParams);
 
 /// r2r's error for a refused live change; `ros2 param set` prints it.
 fn live_error(e: LiveError) -> r2r::Error {

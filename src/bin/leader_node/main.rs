@@ -23,13 +23,12 @@ mod spin;
 
 use anyhow::Context as _;
 use arm_ik::model::Chain;
-use arm_ik::node::{JointLayout, MotionSettings};
+use arm_ik::node::{JointLayout, LeaderParams, LeaderSettings};
 use arm_ik::ros::convert;
 use arm_ik::run::{LeaderSource, map_joints, moved_joints, open_leader};
+use r2r::QosProfile;
 use r2r::sensor_msgs::msg::JointState;
-use r2r::{QosProfile, RosParams};
 use spin::{Spinner, ros_now, shutdown_signal, stamp};
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,50 +38,6 @@ const NODE_NAME: &str = "leader_node";
 /// The default namespace: the leader's `joint_states` beside the
 /// follower's.
 const NAMESPACE: &str = "leader";
-
-/// Everything `leader_node` can be told (read at start).
-#[derive(RosParams, Debug, Clone)]
-struct LeaderParams {
-    /// The leader's servo file (calibration as for ik_node's servo_config); its servos must report their position (bus servos, not PWM).
-    leader_config: String,
-    /// Serial port of the leader arm.
-    leader_port: String,
-    /// The leader's URDF file.
-    urdf_path: String,
-    /// First link of the leader's chain; empty: the URDF's root link.
-    base_link: String,
-    /// Last link of the leader's chain; empty: found as ik_node finds it.
-    tip_link: String,
-    /// The follower's URDF when it is not the leader's make (joints then matched by role, or by joint_map); empty: the leader's.
-    follower_urdf_path: String,
-    /// Leader joints mapped by hand to follower joints, comma-separated LEADER=FOLLOWER; empty: by name, else by role.
-    joint_map: String,
-    /// Reads of the leader per second (Hz).
-    rate_hz: f64,
-    /// Where each reading goes as a frame: the follower's ~/joint_command (run the follower with follow_leader).
-    follower_command_topic: String,
-}
-
-impl Default for LeaderParams {
-    fn default() -> Self {
-        LeaderParams {
-            leader_config: String::new(),
-            leader_port: String::new(),
-            urdf_path: String::new(),
-            base_link: String::new(),
-            tip_link: String::new(),
-            follower_urdf_path: String::new(),
-            joint_map: String::new(),
-            rate_hz: MotionSettings::default().rate_hz,
-            follower_command_topic: "/ik_node/joint_command".into(),
-        }
-    }
-}
-
-fn non_empty(s: &str) -> Option<&str> {
-    let s = s.trim();
-    (!s.is_empty()).then_some(s)
-}
 
 fn main() -> ExitCode {
     spin::main_on_one_thread(NODE_NAME, run())
@@ -94,42 +49,39 @@ struct Leader {
     layout: JointLayout,
 }
 
-fn open(p: &LeaderParams, log: &str) -> anyhow::Result<Leader> {
-    let need = |name: &str, v: &str| {
-        non_empty(v)
-            .map(str::to_owned)
-            .with_context(|| format!("parameter {name} is needed"))
-    };
-    let urdf = need("urdf_path", &p.urdf_path)?;
-    let chain = Chain::from_urdf_file(&urdf, non_empty(&p.base_link), non_empty(&p.tip_link))
-        .with_context(|| format!("urdf_path {urdf}"))?;
-    let follower = match non_empty(&p.follower_urdf_path) {
+/// Opens what the parameters name (checked first by the library, each
+/// error naming its parameter).
+fn open(p: &LeaderParams, log: &str) -> anyhow::Result<(Leader, LeaderSettings)> {
+    let s = p.settings().context("invalid parameter")?;
+    let chain = Chain::from_urdf_file(&s.urdf, s.base.as_deref(), s.tip.as_deref())
+        .with_context(|| format!("urdf_path {}", s.urdf.display()))?;
+    let follower = match &s.follower_urdf {
         Some(f) => Chain::from_urdf_file(f, None, None)
-            .with_context(|| format!("follower_urdf_path {f}"))?,
+            .with_context(|| format!("follower_urdf_path {}", f.display()))?,
         None => chain.clone(),
     };
-    let rate_hz = MotionSettings::check_rate(p.rate_hz).context("invalid parameter")?;
-    let config = need("leader_config", &p.leader_config)?;
-    let port = need("leader_port", &p.leader_port)?;
     let layout = JointLayout::new(&chain);
     let map = map_joints(
         &chain,
         &moved_joints(&JointLayout::new(&follower)),
-        std::slice::from_ref(&p.joint_map),
+        &s.map_items(),
     )
     .context("joint_map")?;
-    let servos = open_leader(Path::new(&config), &port, &chain, rate_hz)
+    let servos = open_leader(&s.config, &s.port, &chain, s.rate_hz)
         .context("leader_config / leader_port")?;
     r2r::log_info!(log, "{}", map.describe(&moved_joints(&layout)));
     r2r::log_info!(
         log,
-        "leader arm on {port}: torque off, move it by hand; {rate_hz} readings/s to {}",
-        p.follower_command_topic
+        "leader arm on {}: torque off, move it by hand; {} readings/s to {}",
+        s.port,
+        s.rate_hz,
+        s.follower_command_topic
     );
-    Ok(Leader {
+    let leader = Leader {
         source: LeaderSource::new(servos, &map),
         layout,
-    })
+    };
+    Ok((leader, s))
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -148,14 +100,14 @@ async fn run() -> anyhow::Result<()> {
         .lock()
         .map_err(|_| anyhow::anyhow!("parameters: lock poisoned"))?
         .clone();
-    let mut leader = open(&p, &log)?;
+    let (mut leader, s) = open(&p, &log)?;
     let qos = QosProfile::default;
     let states = node.create_publisher::<JointState>("joint_states", qos())?;
-    let frames = node.create_publisher::<JointState>(&p.follower_command_topic, qos())?;
+    let frames = node.create_publisher::<JointState>(&s.follower_command_topic, qos())?;
     let clock = node.get_ros_clock();
     let _spinner = Spinner::start(node)?;
 
-    let mut ticks = interval(Duration::from_secs_f64(1.0 / p.rate_hz));
+    let mut ticks = interval(Duration::from_secs_f64(1.0 / s.rate_hz));
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let stop = loop {
         tokio::select! {

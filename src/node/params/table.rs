@@ -182,7 +182,24 @@ pub struct ParamInfo {
     pub live: bool,
 }
 
-/// Declares the parameter struct from one table: per field its one-line
+/// What every declared parameter table offers ([`declare_params!`] makes
+/// it): the front-ends (r2r's parameters, `arm_ik params`) handle any
+/// node's table through it.
+pub trait ParamTable: Clone {
+    /// The node these are the parameters of.
+    const NODE: &'static str;
+    /// Every parameter, in declaration order.
+    fn specs() -> &'static [ParamSpec];
+    /// The value of the parameter called `name`.
+    fn value(&self, name: &str) -> Result<ParamValue, ParamError>;
+    /// Sets the parameter called `name` (of its type).
+    fn assign(&mut self, name: &str, value: ParamValue) -> Result<(), ParamError>;
+    /// Every parameter with its default.
+    fn table() -> Vec<ParamInfo>;
+}
+
+/// Declares the parameter struct of one node (`pub struct Name for
+/// "node_name"`) from one table: per field its one-line
 /// doc (the ROS description), name, type (`String`, `f64`, `i64` or
 /// `bool`), default, whether it is live, and optionally the function
 /// listing its allowed values.
@@ -191,7 +208,7 @@ macro_rules! declare_params {
     (@allowed $f:expr) => { $f };
     (
         $(#[$meta:meta])*
-        pub struct $Struct:ident {
+        pub struct $Struct:ident for $node:literal {
             $(
                 #[doc = $doc:literal]
                 $name:ident : $ty:ty = $default:expr, live: $live:literal
@@ -276,6 +293,29 @@ macro_rules! declare_params {
                         name: name.to_owned(),
                     }),
                 }
+            }
+        }
+
+        impl $crate::node::params::table::ParamTable for $Struct {
+            const NODE: &'static str = $node;
+            fn specs() -> &'static [$crate::node::params::table::ParamSpec] {
+                Self::SPECS
+            }
+            fn value(&self, name: &str) -> Result<
+                $crate::node::params::table::ParamValue,
+                $crate::node::params::table::ParamError,
+            > {
+                self.get(name)
+            }
+            fn assign(
+                &mut self,
+                name: &str,
+                value: $crate::node::params::table::ParamValue,
+            ) -> Result<(), $crate::node::params::table::ParamError> {
+                self.set(name, value)
+            }
+            fn table() -> Vec<$crate::node::params::table::ParamInfo> {
+                Self::schema()
             }
         }
     };
