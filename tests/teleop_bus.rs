@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 const SCALE: f64 = 4096.0 / std::f64::consts::TAU;
 /// The node's default speed cap (rad/s): the elbow is held to it.
 const SPEED: f64 = 2.0;
+/// teleop's loop rate (the node's default `--rate`, Hz): one follower goal
+/// write per frame.
+const RATE: f64 = 50.0;
 
 /// The project's Feetech file, arm and gripper (ids 1..6), with a faster
 /// link start-up move and a reply timeout a busy machine cannot trip.
@@ -118,20 +121,30 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     assert!(ok, "never reached the leader: {:?}", seen.last());
 
     // A yank: the elbow 700 ticks (1.07 rad) at once, the gripper too.
+    let before = follower.goals(3).len();
     leader.control(json!({"present": [3, 3300]}));
     leader.control(json!({"present": [6, 2700]}));
     let yanked = [2300.0, 1800.0, 3300.0, 2048.0, 2048.0, 2700.0];
     let (ok, seen) = watch(&mut follower, 4.0, |p| near(p, &yanked, 3.0));
     assert!(ok, "never followed the yank: {:?}", seen.last());
-    // No faster than the speed limit over any 0.2 s, and about as fast.
-    let mut top: f64 = 0.0;
-    for (i, (t, p)) in seen.iter().enumerate() {
-        if let Some((t2, p2)) = seen[i..].iter().find(|(t2, _)| t2 - t >= 0.2) {
-            top = top.max((p2[2] - p[2]).abs() / SCALE / (t2 - t));
-        }
-    }
-    assert!(top <= SPEED * 1.1, "followed at {top} rad/s");
-    assert!(top >= SPEED * 0.6, "followed at only {top} rad/s");
+    // No faster than the speed limit, and about as fast: teleop writes one
+    // goal per frame of its clock (RATE), so the elbow's goal may move at
+    // most SPEED / RATE from one write to the next (plus a tick of
+    // rounding) however late the machine ran a frame; ignoring the limit
+    // it would jump the 700 ticks at once. At the limit, a step is that
+    // size.
+    let goals = follower.goals(3);
+    let steps = goals[before..].windows(2).map(|w| (w[1] - w[0]).abs());
+    let top = f64::from(steps.max().unwrap_or(0));
+    let step = SPEED / RATE * SCALE;
+    assert!(
+        top <= step + 1.0,
+        "a goal step of {top} ticks (limit {step:.1})"
+    );
+    assert!(
+        top >= step * 0.9,
+        "goal steps of only {top} ticks (limit {step:.1})"
+    );
 
     // Relax and enable typed on stdin while the leader drives: the
     // follower goes limp, then holds again and comes back to the leader

@@ -7,6 +7,7 @@ follows it, holds and says so in /diagnostics when the leader falls
 silent, and comes back to it slowly when it speaks again; relax and enable
 work meanwhile."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -137,6 +138,34 @@ def test_the_follower_comes_to_the_leader_follows_it_and_holds_when_it_falls_sil
     assert fastest_joint_speed(arm.joints.since(n)) < 1.1 * STARTUP_SPEED
     v = arm.wait_diag(lambda v: v["teach.teleop.silences"] == "1", "one silence counted")
     assert v["teach.teleop.approaches"] == "3", v
+
+
+def test_a_yanked_leader_is_followed_at_the_speed_limit_not_faster(start_arm, leader_bus, start_leader):
+    """The leader's elbow is moved 700 ticks (1.07 rad) at once, as a hand
+    yanks it: the follower's /joint_states never report a joint faster than
+    its max_velocity (the velocity the limiter publishes, and the speed its
+    positions show over any half second), reach that speed (as fast as
+    allowed), and arrive at the leader's new pose."""
+    vmax = 1.0
+    arm = start_arm({"follow_leader": True, "leader_timeout": 0.5, "leader_startup_speed": 1.0,
+                     "max_velocity": vmax})
+    start_leader(leader_bus.port).wait_log("torque off")
+    arm.wait_joints(lambda q: near(q, POSE, TICK), "the follower at the leader's pose", start=0)
+    arm.wait_diag(lambda v: v.get("teach.teleop.phase") == "follow", "the follower following")
+
+    n = len(arm.joints)
+    leader_bus.control({"present": [3, TICKS[3] - 700]})
+    yanked = dict(POSE, elbow=(TICKS[3] - 700 - 2048) * 2 * math.pi / 4096)
+    arm.wait_joints(lambda q: near(q, yanked, TICK), "the follower at the yanked pose", start=n)
+    moving = arm.joints.since(n)
+    top = max(abs(v) for m in moving for v in m.velocity)
+    # What the limiter published: at the limit (a yank is caught up as
+    # fast as allowed), never above it; ignoring the limit the elbow would
+    # jump the whole 1.07 rad in one 20 ms tick (53 rad/s).
+    assert 0.95 * vmax <= top <= vmax * 1.001, top
+    # And what the positions show over any half second (25 ticks at 50 Hz:
+    # a late tick's stamp does not make a fast move of a slow one).
+    assert fastest_joint_speed(moving, span=25) <= 1.1 * vmax
 
 
 def test_a_leader_whose_servos_cannot_report_their_position_is_refused(start_leader, leader_bus):
