@@ -64,6 +64,31 @@ mod tests {
         );
     }
 
+    /// leader_node's table is declared the same way: its own parameters
+    /// only, given values taken, a wrong type refused with the name.
+    #[test]
+    fn leader_node_declares_its_own_parameters() {
+        use crate::node::LeaderParams;
+        let mut map = r2r::indexmap::IndexMap::new();
+        map.insert(
+            "leader_port".to_string(),
+            Parameter::new(ParameterValue::String("/dev/ttyACM1".into())),
+        );
+        let mut p = LeaderParams::default();
+        p.register_parameters("", None, &mut map).unwrap();
+        assert_eq!(p.leader_port, "/dev/ttyACM1");
+        assert_eq!(map.len(), LeaderParams::SPECS.len());
+        assert!(!map.contains_key("solver"));
+        let e = p
+            .set_parameter("rate_hz", &ParameterValue::Integer(30))
+            .unwrap_err();
+        assert!(e.to_string().contains("rate_hz"), "{e}");
+        assert!(
+            p.set_parameter("solver", &ParameterValue::String("ccd".into()))
+                .is_err()
+        );
+    }
+
     /// `ros2 param get` / `set`: by name, typed, refused with the name.
     #[test]
     fn get_and_set_by_name_refuse_wrong_types() {

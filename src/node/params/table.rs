@@ -182,7 +182,7 @@ pub struct ParamInfo {
     pub live: bool,
 }
 
-/// What every declared parameter table offers ([`declare_params!`] makes
+/// What every declared parameter table offers (`declare_params!` makes
 /// it): the front-ends (r2r's parameters, `arm_ik params`) handle any
 /// node's table through it.
 pub trait ParamTable: Clone {
