@@ -3,7 +3,7 @@
 //! Wiring only: parameters in (and changed live, [`tuning`]),
 //! `target_pose` / `target_point`, `~/gripper`, `~/joint_command`, the
 //! jog's `~/target_twist` / `~/cmd_vel`, the target marker's feedback and
-//! the Trigger services ([`services`], where std_srvs is built) in,
+//! the Trigger services (`services`, where std_srvs is built) in,
 //! `joint_states`, `/diagnostics`, `~/markers`, `~/collision_markers` and the target marker's
 //! updates out, and the marker's `get_interactive_markers` service. Every decision
 //! (target checks, solving, motion limits, health) is made by
