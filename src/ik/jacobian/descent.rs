@@ -4,9 +4,11 @@
 
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
-use super::redundancy::{Redundancy, limits_pull, manipulability_pull, posture_pull};
+use super::redundancy::{
+    Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
+};
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
-use crate::ik::{Deadline, Reason, Target, Tolerance};
+use crate::ik::{Admissible, Deadline, Reason, Target, Tolerance};
 use crate::model::Chain;
 
 /// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
@@ -76,6 +78,10 @@ pub(super) struct Steer<'a> {
     /// much, and after [`STEER_STEPS`] none, so that the descent still
     /// converges exactly.
     pub gain: f64,
+    /// The clearance band (m; 0: none): when the solve's check measures
+    /// less room than this, the self-motion is also steered up its
+    /// gradient ([`clearance_pull`]), fading as the others do.
+    pub band: f64,
 }
 
 /// Steps of a descent that steer the self-motion: enough that a solve
@@ -172,7 +178,13 @@ impl Descent<'_> {
     }
 
     /// Descends from `ws.q`; leaves the attempt's best configuration there.
-    pub(super) fn run(&self, ws: &mut Workspace) -> Attempt {
+    /// `check`: the solve's collision check, whose clearance the steering
+    /// follows when it measures one.
+    pub(super) fn run(
+        &self,
+        ws: &mut Workspace,
+        mut check: Option<&mut (dyn Admissible + '_)>,
+    ) -> Attempt {
         let tip = self.chain.jacobian(&ws.q, &mut ws.frames);
         let mut r = self.residual(pose_error(&tip, self.target));
         let mut lambda = self.initial_damping;
@@ -193,7 +205,7 @@ impl Descent<'_> {
             if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            if !self.step(ws, &r, lambda, it) {
+            if !self.step(ws, &r, lambda, it, check.as_deref_mut()) {
                 if within {
                     return self.ended(true, &r, it, Reason::IterationCap);
                 }
@@ -252,7 +264,14 @@ impl Descent<'_> {
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
-    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64, it: u32) -> bool {
+    fn step(
+        &self,
+        ws: &mut Workspace,
+        r: &Residual,
+        lambda: f64,
+        it: u32,
+        check: Option<&mut (dyn Admissible + '_)>,
+    ) -> bool {
         let n = ws.q.len();
         let (wp, wo) = self.weights();
         normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
@@ -304,6 +323,13 @@ impl Descent<'_> {
                 steer.gain * 0.5f64.powi(it as i32)
             };
             self.pull(ws, steer, gain);
+            if steer.band > 0.0
+                && let Some(c) = check
+                && let Some(room) = c.clearance(&ws.q, steer.band, &mut ws.gradient)
+            {
+                let fade = 0.5f64.powi(it as i32);
+                clearance_pull(room, steer.band, &ws.gradient, fade, &mut ws.pull);
+            }
             add_null_space_pull(ws);
         }
         let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
