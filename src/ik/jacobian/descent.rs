@@ -96,6 +96,43 @@ const STEER_DAMPING: f64 = 1e-2;
 /// bring it back within tolerance.
 const STEER_COST: f64 = 1e-6;
 
+/// When a descent steers by the clearance: for [`STEER_STEPS`] steps from
+/// the iteration it comes within [`BASIN_COST`] of its answer (at once
+/// when tracking, whose seed is next to it; near the end of a descent from
+/// a restart), while the check finds something within the band. Far from
+/// its answer a step's self-motion says nothing of where the answer will
+/// be, and the queries would cost without steering it.
+struct Clearing {
+    on: bool,
+    basin: Option<u32>,
+}
+
+impl Clearing {
+    fn new(d: &Descent, checked: bool) -> Clearing {
+        Clearing {
+            on: checked && d.steer.is_some_and(|s| s.band > 0.0),
+            basin: None,
+        }
+    }
+
+    /// Steps since the basin when iteration `it` (whose cost is `cost`)
+    /// steers by the clearance.
+    fn at(&mut self, it: u32, cost: f64) -> Option<u32> {
+        if !self.on {
+            return None;
+        }
+        if self.basin.is_none() && cost < BASIN_COST {
+            self.basin = Some(it);
+        }
+        let k = it - self.basin?;
+        if k >= STEER_STEPS {
+            self.on = false;
+            return None;
+        }
+        Some(k)
+    }
+}
+
 /// How a closest-mode descent leans toward the seed.
 #[derive(Clone, Copy)]
 pub(super) struct Toward<'a> {
@@ -189,11 +226,13 @@ impl Descent<'_> {
         let mut r = self.residual(pose_error(&tip, self.target));
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
+        let mut clearing = Clearing::new(self, check.is_some());
         for it in 0..self.max_iterations {
+            let clear = clearing.at(it, r.cost);
             // Within tolerance, a descent that still steers takes its
             // steps: the self-motion moves on every solve.
             let within = r.err.within(&self.tol);
-            if within && !self.steers(it) {
+            if within && !self.steers(it) && clear.is_none() {
                 return self.ended(true, &r, it, Reason::IterationCap);
             }
             if it > 0 && it % self.patience.window == 0 {
@@ -205,7 +244,12 @@ impl Descent<'_> {
             if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            if !self.step(ws, &r, lambda, it, check.as_deref_mut()) {
+            let stepped = self.step(ws, &r, lambda, (it, clear), check.as_deref_mut());
+            if clear.is_some() && !ws.near {
+                // Nothing within the band: no more clearance queries.
+                clearing.on = false;
+            }
+            if !stepped {
                 if within {
                     return self.ended(true, &r, it, Reason::IterationCap);
                 }
@@ -264,14 +308,18 @@ impl Descent<'_> {
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
+    /// `clear`: the steps since the descent came within reach of its
+    /// answer, while it steers by the clearance ([`Clearing`]); whether
+    /// the check found anything within the band is left in `ws.near`.
     fn step(
         &self,
         ws: &mut Workspace,
         r: &Residual,
         lambda: f64,
-        it: u32,
+        (it, clear): (u32, Option<u32>),
         check: Option<&mut (dyn Admissible + '_)>,
     ) -> bool {
+        ws.near = false;
         let n = ws.q.len();
         let (wp, wo) = self.weights();
         normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
@@ -309,25 +357,30 @@ impl Descent<'_> {
         if !solved {
             return false;
         }
+        let objective = it < STEER_STEPS
+            || self
+                .steer
+                .is_some_and(|s| s.objective == Redundancy::Posture);
         if let Some(steer) = &self.steer
-            && (it < STEER_STEPS || steer.objective == Redundancy::Posture)
+            && (objective || clear.is_some())
             && lambda <= STEER_DAMPING
         {
             // The posture pull has a fixed point (the rest pose, seen from
             // the task): it pulls at full gain in every step, as it always
             // did; the gradients of the others fade so the descent
             // converges.
-            let gain = if steer.objective == Redundancy::Posture {
-                steer.gain
-            } else {
-                steer.gain * 0.5f64.powi(it as i32)
+            let gain = match (objective, steer.objective) {
+                (false, _) => 0.0,
+                (true, Redundancy::Posture) => steer.gain,
+                (true, _) => steer.gain * 0.5f64.powi(it as i32),
             };
             self.pull(ws, steer, gain);
-            if steer.band > 0.0
+            if let Some(k) = clear
                 && let Some(c) = check
                 && let Some(room) = c.clearance(&ws.q, steer.band, &mut ws.gradient)
             {
-                let fade = 0.5f64.powi(it as i32);
+                ws.near = true;
+                let fade = 0.5f64.powi(k as i32);
                 clearance_pull(room, steer.band, &ws.gradient, fade, &mut ws.pull);
             }
             add_null_space_pull(ws);

@@ -86,6 +86,8 @@ struct Workspace {
     pull: Vec<f64>,
     /// The clearance's gradient, from the solve's check.
     gradient: Vec<f64>,
+    /// The last step's check found something within the clearance band.
+    near: bool,
     projected: Vec<f64>,
     normal: Vec<f64>,
     factor: Factor,
@@ -110,6 +112,7 @@ impl Workspace {
             scratch: vec![0.0; n],
             pull: vec![0.0; n],
             gradient: vec![0.0; n],
+            near: false,
             projected: vec![0.0; n],
             normal: vec![0.0; n * n],
             factor: Factor::new(n),
@@ -217,6 +220,14 @@ impl JacobianSolver {
             }
             if !search.out_of_reach {
                 descent.patience = Patience::QUICK;
+            }
+            // The clearance steers the descent from the seed (a tracking
+            // solve's, next to its answer), not the restarts: measured on
+            // the Panda's pillar-and-shelf targets, steering every
+            // converging restart cost more iterations than it saved
+            // (benches/README.md, Collision).
+            if let Some(s) = &mut descent.steer {
+                s.band = 0.0;
             }
             ws.restarts.next(&ws.bounds, &mut ws.q);
         }
