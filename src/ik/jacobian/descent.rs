@@ -357,6 +357,31 @@ impl Descent<'_> {
         if !solved {
             return false;
         }
+        self.steer_step(ws, lambda, (it, clear), check);
+        let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let scale = if largest > self.max_step {
+            self.max_step / largest
+        } else {
+            1.0
+        };
+        for i in 0..n {
+            ws.trial[i] = ws.bounds.clamp_one(i, ws.q[i] + scale * ws.step[i]);
+        }
+        true
+    }
+}
+
+impl Descent<'_> {
+    /// Adds the null-space steer to `ws.step` when this step steers: the
+    /// objective's pull in its first steps (every step for the posture),
+    /// the clearance's while `clear` says so.
+    fn steer_step(
+        &self,
+        ws: &mut Workspace,
+        lambda: f64,
+        (it, clear): (u32, Option<u32>),
+        check: Option<&mut (dyn Admissible + '_)>,
+    ) {
         let objective = it < STEER_STEPS
             || self
                 .steer
@@ -385,20 +410,8 @@ impl Descent<'_> {
             }
             add_null_space_pull(ws);
         }
-        let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let scale = if largest > self.max_step {
-            self.max_step / largest
-        } else {
-            1.0
-        };
-        for i in 0..n {
-            ws.trial[i] = ws.bounds.clamp_one(i, ws.q[i] + scale * ws.step[i]);
-        }
-        true
     }
-}
 
-impl Descent<'_> {
     /// `ws.pull = k ∇H` at `ws.q` for the steering objective.
     fn pull(&self, ws: &mut Workspace, steer: &Steer, gain: f64) {
         match steer.objective {
