@@ -632,6 +632,30 @@ fn latency_reports_percentiles_as_json() {
     assert_eq!(v["counters"]["reached"], 55);
 }
 
+/// `arm_ik latency` times the tick with the collision check the node
+/// makes: on by default (the floor), against the workspace file given
+/// (its box adds pairs measured every tick), off with `--no-collision`;
+/// a workspace file that is not there is refused naming it.
+#[test]
+fn latency_takes_the_collision_flags_of_the_node() {
+    let run = |more: &[&str]| {
+        let mut args = vec!["latency", "--targets", "20", "--warmup", "2", "--json"];
+        args.extend_from_slice(more);
+        let out = arm_ik(&args);
+        assert_eq!(out.status.code(), Some(0), "{more:?}: {}", stderr(&out));
+        json(&out)
+    };
+    let pairs = |v: &serde_json::Value| v["collision"]["pairs"].as_u64().unwrap();
+    let floor = run(&[]);
+    let boxed = run(&["--workspace", "examples/workspace_table.yaml"]);
+    assert!(pairs(&boxed) > pairs(&floor), "{floor}\n{boxed}");
+    assert!(boxed["collision"]["min_closest"].is_string(), "{boxed}");
+    assert!(run(&["--no-collision"])["collision"].is_null());
+    let out = arm_ik(&["latency", "--targets", "5", "--workspace", "no/such.yaml"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("no/such.yaml"), "{}", stderr(&out));
+}
+
 /// The exit code follows `--max-p99-us` (a limit no machine can meet), and
 /// without it a slow run is only reported.
 #[test]

@@ -287,3 +287,73 @@ fn a_workspace_file_and_margin_set_live_are_respected_from_the_next_tick() {
     run(&mut core, 202, 1);
     assert_eq!(core.guard().unwrap().world().obstacle_count(), 0);
 }
+
+/// The clearance's gradient, which the Jacobian solver steers a redundant
+/// arm's self-motion by, is the smallest distance's derivative with
+/// respect to each joint: computed from one query (the closest pair's
+/// witness points and normal), it agrees with central differences of the
+/// distance on the project arm near a box and the floor, for pairs of
+/// two links as for a link and an obstacle or the floor.
+#[test]
+fn the_clearance_gradient_is_the_derivative_of_the_smallest_distance() {
+    let chain = arm();
+    let file = scratch("gradient").join("workspace.yaml");
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(common::project_dir().join("examples/workspace_table.yaml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let options = CollisionOptions {
+        workspace: Some(file),
+        ..CollisionOptions::default()
+    };
+    let mut world = arm_ik::collision::build(&chain, &options).unwrap();
+    let mut rng = common::TestRng::new(21);
+    let mut gradient = vec![0.0; chain.dof()];
+    let (mut compared, mut kinds) = (0, std::collections::HashSet::new());
+    const H: f64 = 1e-6;
+    while compared < 200 {
+        let q = common::random_q(&chain, &mut rng);
+        let Some(d) = world.distance_gradient(&q, 0.1, &mut gradient) else {
+            continue;
+        };
+        let near = world.nearest(&q);
+        assert!((near.distance - d).abs() < 1e-9, "{d} vs {near:?}");
+        if d <= 0.002 {
+            continue; // overlaps: EPA's depth, not measured here
+        }
+        let mut differences = Vec::new();
+        for i in 0..q.len() {
+            let at = |world: &mut arm_ik::collision::World, h: f64| {
+                let mut p = q.clone();
+                p[i] += h;
+                world.nearest(&p)
+            };
+            let (up, down) = (at(&mut world, H), at(&mut world, -H));
+            if (up.a, up.b) != (near.a, near.b) || (down.a, down.b) != (near.a, near.b) {
+                differences.clear();
+                break; // the closest pair changes: no derivative
+            }
+            differences.push((up.distance - down.distance) / (2.0 * H));
+        }
+        if differences.is_empty() {
+            continue;
+        }
+        for (i, (g, f)) in gradient.iter().zip(&differences).enumerate() {
+            assert!(
+                (g - f).abs() <= 2e-3 + 0.02 * f.abs(),
+                "joint {i} at {q:?} ({}): gradient {g}, differences {f}",
+                world.describe(&near)
+            );
+        }
+        use arm_ik::collision::Owner;
+        kinds.insert(match near.b {
+            Owner::Link(_) => "two links",
+            Owner::Obstacle(_) => "a link and the box",
+            Owner::Floor => "a link and the floor",
+        });
+        compared += 1;
+    }
+    assert_eq!(kinds.len(), 3, "only {kinds:?} were compared");
+}

@@ -295,6 +295,15 @@ fn print_track(
             f.solve_p99_us
         )?;
     }
+    if total.min_clearance.is_finite() {
+        outln!(
+            "collision check: {} targets refused (every answer collides), {} motions stopped \
+             before contact, closest {:.1} mm",
+            total.refused,
+            total.stops,
+            total.min_clearance * 1e3
+        )?;
+    }
     outln!(
         "worst_lag: tip to the latest target once within {:.0} mm of it; max_step: largest \
          change of one joint between answers; jumps: answers moving a joint more than \

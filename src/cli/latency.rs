@@ -4,8 +4,9 @@
 //! `benches/node.rs` measures the same path under criterion.
 
 use super::EXIT_NOT_REACHED;
+use super::collision_args::CollisionArgs;
 use super::robot::RobotArgs;
-use super::settings_args::{SolverArgs, flag_error};
+use super::settings_args::{SolverArgs, flag_error, flag_usage};
 use super::values;
 use arm_ik::node::{
     LatencyInput, LatencyProbe, LatencyReport, MotionSettings, NodeStatus, TimeSummary,
@@ -19,6 +20,10 @@ pub struct Args {
     robot: RobotArgs,
     #[command(flatten)]
     solver: SolverArgs,
+    /// The collision check every tick makes (on by default: the floor at
+    /// the base's lowest point), as the node's.
+    #[command(flatten)]
+    collision: CollisionArgs,
     /// Inputs to time, one per tick along the figure-eight of `sim`.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     targets: u64,
@@ -64,12 +69,13 @@ fn us(s: &TimeSummary) -> serde_json::Value {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.robot.chain()?;
     let (solver, common) = a.solver.config(&chain)?;
-    let config = MotionSettings {
+    let mut config = MotionSettings {
         rate_hz: a.rate_hz,
         ..MotionSettings::default()
     }
     .node_config(&chain)
     .map_err(flag_error)?;
+    config.collision = a.collision.options().map_err(flag_usage)?;
     let mut probe =
         LatencyProbe::new(&chain, solver, common, config, a.period)?.with_input(a.input);
     let r = probe.measure(a.warmup, a.targets as usize);
@@ -94,6 +100,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "within_limit": within,
             "counters": t,
             "steering": s.steering,
+            "collision": s.collision,
         });
         outln!("{v}")?;
     } else {
@@ -150,6 +157,15 @@ fn print_text(
             st.twists,
             st.marker_feedback,
             st.refused
+        )?;
+    }
+    if let Some(c) = &s.collision {
+        outln!(
+            "collision check: {} pairs every tick, closest {:.1} mm ({}), {} motions stopped",
+            c.pairs,
+            c.min_clearance * 1e3,
+            c.min_closest,
+            c.stops
         )?;
     }
     outln!(

@@ -104,6 +104,11 @@ pub struct SolverArgs {
     /// Jacobian: gain of that steering in [0, 1] (0: none).
     #[arg(long, value_parser = values::unit_interval, default_value_t = SolverSettings::default().null_space_gain)]
     pub null_space_gain: f64,
+    /// Jacobian, with the collision check on: also steer a redundant
+    /// arm's self-motion away from the closest pair once it comes within
+    /// this much of the margin (m; 0: never).
+    #[arg(long, value_parser = values::non_negative, default_value_t = SolverSettings::default().clearance_band)]
+    pub clearance_band: f64,
 }
 
 impl SolverArgs {
@@ -138,6 +143,7 @@ impl SolverArgs {
             closest_weight,
             redundancy: self.redundancy,
             null_space_gain: self.null_space_gain,
+            clearance_band: self.clearance_band,
         };
         settings.validate()?;
         Ok(settings)

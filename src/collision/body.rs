@@ -9,7 +9,7 @@ use super::solid::{Part, Solid, isometry};
 use super::{CollisionError, CollisionOptions};
 use crate::model::{Chain, Geometry, JointKind, RobotBody};
 use parry3d_f64::math::{Isometry, Real};
-use parry3d_f64::na::{self as pna, Unit, UnitQuaternion, Vector3};
+use parry3d_f64::na::{self as pna, Point3, Unit, UnitQuaternion, Vector3};
 
 /// A link shorter than this (m) gets a ball rather than a capsule.
 const SHORT: f64 = 1e-4;
@@ -199,6 +199,40 @@ impl Body {
     /// The poses of the last [`Body::place`].
     pub fn poses(&self) -> &[Isometry<Real>] {
         &self.poses
+    }
+
+    /// Adds to `out[a]`, for each axis `a` below `out.len()` that moves
+    /// `link`, how fast `point` (fixed on the link, base frame, as placed
+    /// by the last [`Body::place`]) moves along `dir` per unit of that
+    /// axis: `dir · (ω × (point - o))` for a turning joint about `ω`
+    /// through `o`, `dir · axis` for a sliding one (times a mimic's
+    /// multiplier). The point Jacobian, seen along one direction.
+    pub fn add_point_rate(
+        &self,
+        link: usize,
+        point: &Point3<f64>,
+        dir: &Vector3<f64>,
+        out: &mut [f64],
+    ) {
+        let mut at = Some(link);
+        while let Some(l) = at {
+            let k = &self.kin[l];
+            if let Drive::Axis {
+                axis, multiplier, ..
+            } = k.drive
+                && axis < out.len()
+            {
+                let pose = &self.poses[l];
+                let w = pose.rotation * k.axis.into_inner();
+                let v = if k.prismatic {
+                    w
+                } else {
+                    w.cross(&(point - Point3::from(pose.translation.vector)))
+                };
+                out[axis] += multiplier * dir.dot(&v);
+            }
+            at = k.parent;
+        }
     }
 
     /// How far (m) any point of `link` can move while each axis `a` moves

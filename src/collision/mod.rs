@@ -223,4 +223,14 @@ impl Admissible for Clear<'_> {
             }
         }
     }
+
+    /// The closest pair's distance less the margin and its gradient, from
+    /// one query ([`World::distance_gradient`]), when it is within `band`
+    /// of the margin.
+    fn clearance(&mut self, q: &[f64], band: f64, gradient: &mut [f64]) -> Option<f64> {
+        let margin = self.world.margin();
+        self.world
+            .distance_gradient(q, margin + band, gradient)
+            .map(|d| d - margin)
+    }
 }

@@ -15,8 +15,11 @@ use super::{CollisionError, CollisionOptions};
 use crate::model::{Chain, Geometry};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::math::{Isometry, Point, Real, Vector};
+use parry3d_f64::query::Contact;
 use parry3d_f64::query::details::contact_support_map_support_map;
 use parry3d_f64::shape::SupportMap;
+
+mod clearance;
 
 /// Farther than this (m) nothing is measured exactly.
 const FAR: f64 = 10.0;
@@ -342,6 +345,20 @@ impl World {
     /// Signed distance of items `i` and `j`, when below `upto`; `hint`
     /// is where the searches on their hulls start, and end.
     fn pair_distance(&self, i: u32, j: u32, upto: f64, hint: &mut [u32; 2]) -> Option<f64> {
+        self.pair_contact(i, j, upto, hint)
+            .map(|(c, round)| c.dist - round)
+    }
+
+    /// [`World::pair_distance`]'s contact (points and normal in the
+    /// frames of `i` and `j`, the distance without the rounding) and the
+    /// rounding.
+    fn pair_contact(
+        &self,
+        i: u32,
+        j: u32,
+        upto: f64,
+        hint: &mut [u32; 2],
+    ) -> Option<(Contact, f64)> {
         let (a, b) = (&self.items[i as usize], &self.items[j as usize]);
         let pos12 = self.poses[i as usize].inv_mul(&self.poses[j as usize]);
         let (sa, sb) = (
@@ -354,9 +371,9 @@ impl World {
         // GJK's search bound must not be negative: overlaps are found by
         // EPA, past it; the caller compares the depth.
         let upto = (upto + round).clamp(0.0, FAR);
-        let d = contact_support_map_support_map(&pos12, &sa, &sb, upto).map(|c| c.dist - round);
+        let c = contact_support_map_support_map(&pos12, &sa, &sb, upto);
         *hint = [sa.hint(), sb.hint()];
-        d
+        c.map(|c| (c, round))
     }
 
     /// Signed distance of item `i` above the floor; `hint` as for pairs.
@@ -400,6 +417,12 @@ impl World {
     /// come closer than this?", which skips every pair whose bounding
     /// boxes are farther apart than `cap`.
     pub fn nearest_within(&mut self, axes: &[f64], cap: f64) -> Nearest {
+        self.closest_pair(axes, cap).0
+    }
+
+    /// [`World::nearest_within`] and the index of the pair it is (into
+    /// the pairs, then the floor pairs after them).
+    fn closest_pair(&mut self, axes: &[f64], cap: f64) -> (Nearest, u32) {
         self.place(axes);
         let mut order = std::mem::take(&mut self.order);
         order.clear();
@@ -419,6 +442,7 @@ impl World {
             distance: cap,
             ..Nearest::NONE
         };
+        let mut closest = u32::MAX;
         for &(bound, k) in &order {
             if bound >= best.distance {
                 break;
@@ -444,13 +468,14 @@ impl World {
             };
             if d < best.distance {
                 best = Nearest { distance: d, a, b };
+                closest = k;
             }
         }
         self.order = order;
         if best.distance >= cap {
-            return Nearest::NONE;
+            return (Nearest::NONE, u32::MAX);
         }
-        best
+        (best, closest)
     }
 
     /// Checks that at `axes` every checked pair is at least `clearance`

@@ -307,6 +307,17 @@ pub trait Admissible {
     /// an answer. `reaches`: `q` reaches the target (a refused solution,
     /// whose reason the caller may report), rather than a best effort.
     fn admits(&mut self, q: &[f64], reaches: bool) -> bool;
+
+    /// How much room `q` has, when it has less than `band` (m): the
+    /// smallest distance over what is checked minus the clearance the
+    /// check keeps (negative: closer than that), with its derivative with
+    /// respect to each joint of `q` in `gradient`. The Jacobian solver
+    /// steers a redundant arm's self-motion up this gradient (see
+    /// [`JacobianOptions::clearance_band`]). `None` (the default): the
+    /// check measures no distance, or nothing comes within the band.
+    fn clearance(&mut self, _q: &[f64], _band: f64, _gradient: &mut [f64]) -> Option<f64> {
+        None
+    }
 }
 
 /// Seed of the restarts [`Solver::solve_admissible`] makes for the

@@ -130,6 +130,8 @@ declare_params! {
         redundancy: String = solver().redundancy.name().to_owned(), live: true, allowed: redundancy_names;
         /// Jacobian solver: gain of that steering in [0, 1]; 0: none.
         null_space_gain: f64 = solver().null_space_gain, live: true;
+        /// Jacobian solver with the collision check on: also steer a redundant arm's self-motion away from the closest pair once it comes within this much of collision_margin (m); 0: never.
+        clearance_band: f64 = solver().clearance_band, live: true;
         /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
         rate_hz: f64 = motion().rate_hz, live: false;
         /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.

@@ -40,6 +40,14 @@ pub struct TrackFigures {
     pub jumps: usize,
     /// The largest change of one joint commanded in one tick.
     pub largest_tick_step: f64,
+    /// With the collision check on, the core's counts since it started
+    /// (the caller's fresh core for the path): targets refused because
+    /// every answer found collides, motions stopped short of contact, and
+    /// the smallest distance of any checked pair (m; infinite, `null` in
+    /// JSON, without the check).
+    pub refused: u64,
+    pub stops: u64,
+    pub min_clearance: f64,
     /// Wall time of the ticks that solved a target (µs).
     pub solve_p50_us: f64,
     pub solve_p99_us: f64,
@@ -69,6 +77,12 @@ impl TrackFigures {
             largest_step: all.iter().map(|f| f.largest_step).fold(0.0, f64::max),
             jumps: all.iter().map(|f| f.jumps).sum(),
             largest_tick_step: all.iter().map(|f| f.largest_tick_step).fold(0.0, f64::max),
+            refused: all.iter().map(|f| f.refused).sum(),
+            stops: all.iter().map(|f| f.stops).sum(),
+            min_clearance: all
+                .iter()
+                .map(|f| f.min_clearance)
+                .fold(f64::INFINITY, f64::min),
             solve_p50_us: percentile(&mut times, 0.5) * 1e6,
             solve_p99_us: percentile(&mut times, 0.99) * 1e6,
             solve_times: times,
@@ -104,6 +118,9 @@ pub fn replay_track<S: ServoOutput>(
         largest_step: 0.0,
         jumps: 0,
         largest_tick_step: 0.0,
+        refused: 0,
+        stops: 0,
+        min_clearance: f64::INFINITY,
         solve_p50_us: f64::NAN,
         solve_p99_us: f64::NAN,
         solve_times: Vec::new(),
@@ -163,6 +180,12 @@ pub fn replay_track<S: ServoOutput>(
                 f.worst_lag_at = now;
             }
         }
+    }
+    let st = core.status();
+    f.refused = st.targets.rejected.collision;
+    if let Some(c) = &st.collision {
+        f.stops = c.stops;
+        f.min_clearance = c.min_clearance;
     }
     f.solve_p50_us = percentile(&mut solve_times, 0.5) * 1e6;
     f.solve_p99_us = percentile(&mut solve_times, 0.99) * 1e6;

@@ -109,7 +109,7 @@ pub(super) fn slide(descent: &Descent, ws: &mut Workspace, seed: &[f64], weights
         null_step(descent, ws, seed, weights, gain);
         ws.anchor.copy_from_slice(&ws.q);
         std::mem::swap(&mut ws.q, &mut ws.trial);
-        let attempt = correct.run(ws);
+        let attempt = correct.run(ws, None);
         iterations += attempt.iterations + 1;
         let d = joint_distance(chain, &ws.q, seed, weights);
         if attempt.converged && d < nearest - 1e-9 {

@@ -4,9 +4,11 @@
 
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
-use super::redundancy::{Redundancy, limits_pull, manipulability_pull, posture_pull};
+use super::redundancy::{
+    Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
+};
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
-use crate::ik::{Deadline, Reason, Target, Tolerance};
+use crate::ik::{Admissible, Deadline, Reason, Target, Tolerance};
 use crate::model::Chain;
 
 /// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
@@ -76,6 +78,10 @@ pub(super) struct Steer<'a> {
     /// much, and after [`STEER_STEPS`] none, so that the descent still
     /// converges exactly.
     pub gain: f64,
+    /// The clearance band (m; 0: none): when the solve's check measures
+    /// less room than this, the self-motion is also steered up its
+    /// gradient ([`clearance_pull`]), fading as the others do.
+    pub band: f64,
 }
 
 /// Steps of a descent that steer the self-motion: enough that a solve
@@ -89,6 +95,43 @@ const STEER_DAMPING: f64 = 1e-2;
 /// the error it makes stays below this cost (about 1 mm): the next steps
 /// bring it back within tolerance.
 const STEER_COST: f64 = 1e-6;
+
+/// When a descent steers by the clearance: for [`STEER_STEPS`] steps from
+/// the iteration it comes within [`BASIN_COST`] of its answer (at once
+/// when tracking, whose seed is next to it; near the end of a descent from
+/// a restart), while the check finds something within the band. Far from
+/// its answer a step's self-motion says nothing of where the answer will
+/// be, and the queries would cost without steering it.
+struct Clearing {
+    on: bool,
+    basin: Option<u32>,
+}
+
+impl Clearing {
+    fn new(d: &Descent, checked: bool) -> Clearing {
+        Clearing {
+            on: checked && d.steer.is_some_and(|s| s.band > 0.0),
+            basin: None,
+        }
+    }
+
+    /// Steps since the basin when iteration `it` (whose cost is `cost`)
+    /// steers by the clearance.
+    fn at(&mut self, it: u32, cost: f64) -> Option<u32> {
+        if !self.on {
+            return None;
+        }
+        if self.basin.is_none() && cost < BASIN_COST {
+            self.basin = Some(it);
+        }
+        let k = it - self.basin?;
+        if k >= STEER_STEPS {
+            self.on = false;
+            return None;
+        }
+        Some(k)
+    }
+}
 
 /// How a closest-mode descent leans toward the seed.
 #[derive(Clone, Copy)]
@@ -172,16 +215,24 @@ impl Descent<'_> {
     }
 
     /// Descends from `ws.q`; leaves the attempt's best configuration there.
-    pub(super) fn run(&self, ws: &mut Workspace) -> Attempt {
+    /// `check`: the solve's collision check, whose clearance the steering
+    /// follows when it measures one.
+    pub(super) fn run(
+        &self,
+        ws: &mut Workspace,
+        mut check: Option<&mut (dyn Admissible + '_)>,
+    ) -> Attempt {
         let tip = self.chain.jacobian(&ws.q, &mut ws.frames);
         let mut r = self.residual(pose_error(&tip, self.target));
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
+        let mut clearing = Clearing::new(self, check.is_some());
         for it in 0..self.max_iterations {
+            let clear = clearing.at(it, r.cost);
             // Within tolerance, a descent that still steers takes its
             // steps: the self-motion moves on every solve.
             let within = r.err.within(&self.tol);
-            if within && !self.steers(it) {
+            if within && !self.steers(it) && clear.is_none() {
                 return self.ended(true, &r, it, Reason::IterationCap);
             }
             if it > 0 && it % self.patience.window == 0 {
@@ -193,7 +244,12 @@ impl Descent<'_> {
             if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            if !self.step(ws, &r, lambda, it) {
+            let stepped = self.step(ws, &r, lambda, (it, clear), check.as_deref_mut());
+            if clear.is_some() && !ws.near {
+                // Nothing within the band: no more clearance queries.
+                clearing.on = false;
+            }
+            if !stepped {
                 if within {
                     return self.ended(true, &r, it, Reason::IterationCap);
                 }
@@ -252,7 +308,18 @@ impl Descent<'_> {
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
-    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64, it: u32) -> bool {
+    /// `clear`: the steps since the descent came within reach of its
+    /// answer, while it steers by the clearance ([`Clearing`]); whether
+    /// the check found anything within the band is left in `ws.near`.
+    fn step(
+        &self,
+        ws: &mut Workspace,
+        r: &Residual,
+        lambda: f64,
+        (it, clear): (u32, Option<u32>),
+        check: Option<&mut (dyn Admissible + '_)>,
+    ) -> bool {
+        ws.near = false;
         let n = ws.q.len();
         let (wp, wo) = self.weights();
         normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
@@ -290,22 +357,7 @@ impl Descent<'_> {
         if !solved {
             return false;
         }
-        if let Some(steer) = &self.steer
-            && (it < STEER_STEPS || steer.objective == Redundancy::Posture)
-            && lambda <= STEER_DAMPING
-        {
-            // The posture pull has a fixed point (the rest pose, seen from
-            // the task): it pulls at full gain in every step, as it always
-            // did; the gradients of the others fade so the descent
-            // converges.
-            let gain = if steer.objective == Redundancy::Posture {
-                steer.gain
-            } else {
-                steer.gain * 0.5f64.powi(it as i32)
-            };
-            self.pull(ws, steer, gain);
-            add_null_space_pull(ws);
-        }
+        self.steer_step(ws, lambda, (it, clear), check);
         let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let scale = if largest > self.max_step {
             self.max_step / largest
@@ -320,6 +372,46 @@ impl Descent<'_> {
 }
 
 impl Descent<'_> {
+    /// Adds the null-space steer to `ws.step` when this step steers: the
+    /// objective's pull in its first steps (every step for the posture),
+    /// the clearance's while `clear` says so.
+    fn steer_step(
+        &self,
+        ws: &mut Workspace,
+        lambda: f64,
+        (it, clear): (u32, Option<u32>),
+        check: Option<&mut (dyn Admissible + '_)>,
+    ) {
+        let objective = it < STEER_STEPS
+            || self
+                .steer
+                .is_some_and(|s| s.objective == Redundancy::Posture);
+        if let Some(steer) = &self.steer
+            && (objective || clear.is_some())
+            && lambda <= STEER_DAMPING
+        {
+            // The posture pull has a fixed point (the rest pose, seen from
+            // the task): it pulls at full gain in every step, as it always
+            // did; the gradients of the others fade so the descent
+            // converges.
+            let gain = match (objective, steer.objective) {
+                (false, _) => 0.0,
+                (true, Redundancy::Posture) => steer.gain,
+                (true, _) => steer.gain * 0.5f64.powi(it as i32),
+            };
+            self.pull(ws, steer, gain);
+            if let Some(k) = clear
+                && let Some(c) = check
+                && let Some(room) = c.clearance(&ws.q, steer.band, &mut ws.gradient)
+            {
+                ws.near = true;
+                let fade = 0.5f64.powi(k as i32);
+                clearance_pull(room, steer.band, &ws.gradient, fade, &mut ws.pull);
+            }
+            add_null_space_pull(ws);
+        }
+    }
+
     /// `ws.pull = k ∇H` at `ws.q` for the steering objective.
     fn pull(&self, ws: &mut Workspace, steer: &Steer, gain: f64) {
         match steer.objective {

@@ -84,6 +84,10 @@ struct Workspace {
     rhs: Vec<f64>,
     scratch: Vec<f64>,
     pull: Vec<f64>,
+    /// The clearance's gradient, from the solve's check.
+    gradient: Vec<f64>,
+    /// The last step's check found something within the clearance band.
+    near: bool,
     projected: Vec<f64>,
     normal: Vec<f64>,
     factor: Factor,
@@ -107,6 +111,8 @@ impl Workspace {
             rhs: vec![0.0; n],
             scratch: vec![0.0; n],
             pull: vec![0.0; n],
+            gradient: vec![0.0; n],
+            near: false,
             projected: vec![0.0; n],
             normal: vec![0.0; n * n],
             factor: Factor::new(n),
@@ -190,7 +196,7 @@ impl JacobianSolver {
         // attempt whose cost overflows never does).
         ws.best.copy_from_slice(&ws.q);
         let mut search = Search::new(setup, target, deadline);
-        let mut descent = setup.descent(target, &search);
+        let mut descent = setup.descent(target, &search, check.is_some());
         loop {
             descent.toward = setup.lean(&search).map(|_| Toward {
                 seed,
@@ -198,7 +204,7 @@ impl JacobianSolver {
                 pull: search.pull(),
                 cutoff: search.nearest.distance,
             });
-            let mut attempt = descent.run(ws);
+            let mut attempt = descent.run(ws, check.as_deref_mut());
             // A solution the check refuses is one more failed attempt (a
             // best effort is checked once, at the end, if it is the answer).
             if let Some(c) = check.as_deref_mut()
@@ -214,6 +220,14 @@ impl JacobianSolver {
             }
             if !search.out_of_reach {
                 descent.patience = Patience::QUICK;
+            }
+            // The clearance steers the descent from the seed (a tracking
+            // solve's, next to its answer), not the restarts: measured on
+            // the Panda's pillar-and-shelf targets, steering every
+            // converging restart cost more iterations than it saved
+            // (benches/README.md, Collision).
+            if let Some(s) = &mut descent.steer {
+                s.band = 0.0;
             }
             ws.restarts.next(&ws.bounds, &mut ws.q);
         }
@@ -252,8 +266,11 @@ impl JacobianSolver {
 }
 
 impl Setup {
-    /// The first descent of a solve: from the seed, patient.
-    fn descent<'a>(&'a self, target: &'a Target, search: &Search) -> Descent<'a> {
+    /// The first descent of a solve: from the seed, patient. `checked`:
+    /// the solve has a check, whose clearance may steer.
+    fn descent<'a>(&'a self, target: &'a Target, search: &Search, checked: bool) -> Descent<'a> {
+        let o = &self.options;
+        let band = if checked { o.clearance_band } else { 0.0 };
         Descent {
             chain: &self.chain,
             target,
@@ -267,15 +284,17 @@ impl Setup {
             // targets (the 5-joint arm's jog) they pulled a stretched arm
             // off a jog's line (tests/jog.rs), not yet looked into. The
             // posture pull (asked for explicitly) on every target.
+            // The clearance steers with any objective, `off` too.
             steer: (search.redundant
-                && (target.wants_orientation() || self.options.redundancy == Redundancy::Posture)
-                && self.options.closest.is_none()
-                && self.options.redundancy != Redundancy::Off
-                && self.options.null_space_gain > 0.0)
+                && (target.wants_orientation() || o.redundancy == Redundancy::Posture)
+                && o.closest.is_none()
+                && (o.redundancy != Redundancy::Off || band > 0.0)
+                && o.null_space_gain > 0.0)
                 .then_some(Steer {
-                    objective: self.options.redundancy,
+                    objective: o.redundancy,
                     rest: &self.rest,
-                    gain: self.options.null_space_gain,
+                    gain: o.null_space_gain,
+                    band,
                 }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {

@@ -9,6 +9,10 @@ use std::time::Duration;
 /// (benches/README.md, Track sets).
 pub const DEFAULT_NULL_SPACE_GAIN: f64 = 0.03;
 
+/// The default clearance band (m): a redundant arm's self-motion is
+/// steered away from what comes within this much of the collision margin.
+pub const DEFAULT_CLEARANCE_BAND: f64 = 0.05;
+
 /// Options of the constrained Jacobian solver.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JacobianOptions {
@@ -35,6 +39,13 @@ pub struct JacobianOptions {
     /// step of a solve moves along the self-motion; each later step half
     /// as much (0 disables it).
     pub null_space_gain: f64,
+    /// Collision-aware solves of a redundant arm ([`crate::ik::Solver::solve_admissible`]
+    /// with a check that measures distances, [`crate::ik::Admissible::clearance`]):
+    /// when the closest pair comes within this much (m) of the margin, the
+    /// self-motion is also steered up the distance's gradient, harder the
+    /// nearer it is, beside the [`Redundancy`] objective; farther away it
+    /// costs nothing. 0 disables it.
+    pub clearance_band: f64,
     /// Largest change of one joint in one step (rad or m): keeps a step
     /// computed near a singularity from flinging the arm around.
     pub max_step: f64,
@@ -90,6 +101,7 @@ impl Default for JacobianOptions {
             redundancy: Redundancy::default(),
             rest: None,
             null_space_gain: DEFAULT_NULL_SPACE_GAIN,
+            clearance_band: DEFAULT_CLEARANCE_BAND,
             max_step: 1.0,
             rng_seed: 0x5eed,
             closest: None,
@@ -112,6 +124,12 @@ impl JacobianOptions {
             return Err(bad(
                 "null_space_gain",
                 format!("{} is not in [0, 1]", self.null_space_gain),
+            ));
+        }
+        if !(self.clearance_band.is_finite() && self.clearance_band >= 0.0) {
+            return Err(bad(
+                "clearance_band",
+                format!("{} is not a distance of 0 or more", self.clearance_band),
             ));
         }
         if !(self.max_step.is_finite() && self.max_step > 0.0) {

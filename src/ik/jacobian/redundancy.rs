@@ -106,6 +106,36 @@ pub(super) fn posture_pull(rest: &[f64], q: &[f64], gain: f64, z: &mut [f64]) {
     }
 }
 
+/// The share of the missing room (the band less the clearance) the first
+/// steering step of a solve asks its clearance pull to gain; later steps
+/// ask half as much each, as the other pulls fade. About half the missing
+/// room in all, before the null-space projection takes the part the task
+/// needs.
+const CLEARANCE_GAIN: f64 = 0.25;
+
+/// Adds to `z` the clearance objective's pull: the joint step that, were
+/// it all self-motion, would raise the clearance `room` (m, from the
+/// check) by `CLEARANCE_GAIN · fade · (band - room)` along its gradient
+/// `gradient` (m per rad or m): `H = ½ (band - room)²` inside the band,
+/// steepest at contact. No joint is pulled more than [`MOST_PULL`] (the
+/// step is shortened whole, keeping its direction).
+pub(super) fn clearance_pull(room: f64, band: f64, gradient: &[f64], fade: f64, z: &mut [f64]) {
+    let norm2: f64 = gradient.iter().map(|g| g * g).sum();
+    if !(norm2 > 1e-12 && room.is_finite()) {
+        return;
+    }
+    let scale = CLEARANCE_GAIN * fade * (band - room).max(0.0) / norm2;
+    let largest = gradient.iter().fold(0.0f64, |m, g| m.max(g.abs())) * scale;
+    let shorten = if largest > MOST_PULL {
+        MOST_PULL / largest
+    } else {
+        1.0
+    };
+    for (zi, g) in z.iter_mut().zip(gradient) {
+        *zi += scale * shorten * g;
+    }
+}
+
 /// Joint offset of the manipulability's finite differences (rad or m).
 const DELTA: f64 = 1e-6;
 

@@ -43,6 +43,7 @@ impl NodeParams {
                 closest_weight: parse_weights(&self.closest_weight)?,
                 redundancy: parse_redundancy(&self.redundancy)?,
                 null_space_gain: self.null_space_gain,
+                clearance_band: self.clearance_band,
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,

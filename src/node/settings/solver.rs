@@ -52,6 +52,10 @@ pub struct SolverSettings {
     pub redundancy: Redundancy,
     /// Jacobian: gain of that steering in [0, 1] (0: none).
     pub null_space_gain: f64,
+    /// Jacobian, with the collision check on: the band above the margin
+    /// (m) within which a redundant arm's self-motion is also steered away
+    /// from the closest pair (0: never).
+    pub clearance_band: f64,
 }
 
 impl Default for SolverSettings {
@@ -78,6 +82,7 @@ impl Default for SolverSettings {
             closest_weight: Vec::new(),
             redundancy: JacobianOptions::default().redundancy,
             null_space_gain: JacobianOptions::default().null_space_gain,
+            clearance_band: JacobianOptions::default().clearance_band,
         }
     }
 }
@@ -128,6 +133,14 @@ impl SolverSettings {
         let k = self.null_space_gain;
         if !(k.is_finite() && (0.0..=1.0).contains(&k)) {
             return Err(SettingError::new("null_space_gain", k, "must be in [0, 1]"));
+        }
+        let b = self.clearance_band;
+        if !(b.is_finite() && b >= 0.0) {
+            return Err(SettingError::new(
+                "clearance_band",
+                b,
+                "must be a distance of 0 or more (m)",
+            ));
         }
         for c in &self.clamp {
             if !(c.min.is_finite() && c.max.is_finite() && c.min <= c.max) {
@@ -228,6 +241,7 @@ impl SolverSettings {
                     closest: self.closest(chain)?,
                     redundancy: self.redundancy,
                     null_space_gain: self.null_space_gain,
+                    clearance_band: self.clearance_band,
                     ..defaults
                 })
             }
