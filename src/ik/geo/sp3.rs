@@ -1,6 +1,7 @@
 //! Subproblem 3 (Paden-Kahan): the angle that puts a turning point at a
 //! given distance from another.
 
+use super::Turn;
 use super::sp1::sp1;
 use nalgebra::Vector3;
 
@@ -15,7 +16,7 @@ pub fn sp3(
     q: &Vector3<f64>,
     k: &Vector3<f64>,
     d: f64,
-) -> ([f64; 2], usize, bool) {
+) -> ([Turn; 2], usize, bool) {
     let pp = p - k * k.dot(p);
     let qp = q - k * k.dot(q);
     let h = k.dot(&(p - q));
@@ -27,14 +28,10 @@ pub fn sp3(
     }
     let c = (np * np + nq * nq + h * h - d * d) / denom;
     if c.abs() <= 1.0 {
-        let a = c.acos();
-        ([phi + a, phi - a], 2, true)
+        let a = Turn::acos(c);
+        ([phi.plus(a), phi.minus(a)], 2, true)
     } else {
-        let t = if c > 0.0 {
-            phi
-        } else {
-            phi + std::f64::consts::PI
-        };
+        let t = if c > 0.0 { phi } else { phi.flipped() };
         ([t, t], 1, (c.abs() - 1.0) < 1e-12)
     }
 }
@@ -53,16 +50,17 @@ mod tests {
         let (t, count, exact) = sp3(&p, &q, &k, d);
         assert!(exact && count == 2);
         for theta in t {
-            assert!(((rot(&k, theta) * p - q).norm() - d).abs() < 1e-12);
+            assert!(((rot(&k, theta.angle) * p - q).norm() - d).abs() < 1e-12);
+            assert!(((theta.rot(&k) * p - q).norm() - d).abs() < 1e-12);
         }
         assert!(
             t.iter()
-                .any(|&x| (crate::model::wrap_angle(x - 1.3)).abs() < 1e-9)
+                .any(|x| (crate::model::wrap_angle(x.angle - 1.3)).abs() < 1e-9)
         );
         // Too far: the nearest angle, flagged.
         let (t, count, exact) = sp3(&p, &q, &k, 100.0);
         assert!(!exact && count == 1);
-        let best = (rot(&k, t[0]) * p - q).norm();
+        let best = (t[0].rot(&k) * p - q).norm();
         for x in [-3.0, -1.0, 0.0, 1.0, 3.0] {
             assert!((rot(&k, x) * p - q).norm() <= best + 1e-12);
         }

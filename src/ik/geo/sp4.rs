@@ -1,6 +1,7 @@
 //! Subproblem 4 (Paden-Kahan): the angle that puts a turning point in a
 //! plane.
 
+use super::Turn;
 use nalgebra::Vector3;
 
 /// Solutions `theta` of `h · rot(k, theta) p = d` for unit `k` and `h`:
@@ -14,27 +15,23 @@ pub fn sp4(
     p: &Vector3<f64>,
     k: &Vector3<f64>,
     d: f64,
-) -> ([f64; 2], usize, bool) {
+) -> ([Turn; 2], usize, bool) {
     let along = k * k.dot(p);
     let pp = p - along;
     let a = h.dot(&pp);
     let b = h.dot(&k.cross(&pp));
     let c = h.dot(&along);
-    let r = a.hypot(b);
-    let phi = b.atan2(a);
+    let r = (a * a + b * b).sqrt();
+    let phi = Turn::atan2(b, a);
     if r < 1e-300 {
         return ([phi, phi], 1, (d - c).abs() < 1e-12);
     }
     let x = (d - c) / r;
     if x.abs() <= 1.0 {
-        let w = x.acos();
-        ([phi + w, phi - w], 2, true)
+        let w = Turn::acos(x);
+        ([phi.plus(w), phi.minus(w)], 2, true)
     } else {
-        let t = if x > 0.0 {
-            phi
-        } else {
-            phi + std::f64::consts::PI
-        };
+        let t = if x > 0.0 { phi } else { phi.flipped() };
         ([t, t], 1, (x.abs() - 1.0) < 1e-12)
     }
 }
@@ -53,11 +50,12 @@ mod tests {
         let (t, count, exact) = sp4(&h, &p, &k, d);
         assert!(exact && count == 2);
         for theta in t {
-            assert!((h.dot(&(rot(&k, theta) * p)) - d).abs() < 1e-12);
+            assert!((h.dot(&(rot(&k, theta.angle) * p)) - d).abs() < 1e-12);
+            assert!((h.dot(&(theta.rot(&k) * p)) - d).abs() < 1e-12);
         }
         assert!(
             t.iter()
-                .any(|&x| (crate::model::wrap_angle(x + 0.9)).abs() < 1e-9)
+                .any(|x| (crate::model::wrap_angle(x.angle + 0.9)).abs() < 1e-9)
         );
     }
 }
