@@ -34,8 +34,8 @@ pub use structure::{Family, GeoStructure};
 
 pub(crate) use sp1::{sp1, sp1_degenerate};
 pub(crate) use sp2::sp2;
-pub(crate) use sp3::sp3;
-pub(crate) use sp4::sp4;
+pub(crate) use sp3::Sp3;
+pub(crate) use sp4::{Sp4, sp4};
 
 use crate::model::axis_rotation;
 use nalgebra::{Matrix3, Vector3};

@@ -11,7 +11,7 @@
 
 use super::branches::Branches;
 use super::structure::{Family, GeoStructure, Goal};
-use super::{Turn, perpendicular, sp1, sp1_degenerate, sp2, sp3, sp4};
+use super::{Turn, sp1, sp1_degenerate, sp2, sp4};
 use nalgebra::Matrix3;
 
 /// Every branch of `goal`; `hint` decides the free angle at a wrist
@@ -22,7 +22,7 @@ pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches)
     let mut exact = [false; 4];
     let mut n = 0;
     if s.family == Family::SphericalIntersecting {
-        let (q3s, n3, e3) = sp3(&p[3], &(-p[2]), &h[2], w.norm());
+        let (q3s, n3, e3) = s.elbow.solve(w.norm());
         for &q3 in &q3s[..n3] {
             let v = p[2] + q3.rot(&h[2]) * p[3];
             let (pairs, n12, e12) = sp2(&w, &h[0], &v, &h[1]);
@@ -37,7 +37,7 @@ pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches)
         let (t1, n1, e1) = sp4(&k, &w, &h[0], k.dot(&(p[1] + p[2] + p[3])));
         for &t in &t1[..n1] {
             let v = t.neg().rot(&h[0]).transpose() * w - p[1];
-            let (q3s, n3, e3) = sp3(&p[3], &(-p[2]), &h[2], v.norm());
+            let (q3s, n3, e3) = s.elbow.solve(v.norm());
             for &q3 in &q3s[..n3] {
                 let q2 = sp1(&(p[2] + q3.rot(&h[2]) * p[3]), &v, &k);
                 arm[n] = [t.neg(), q2, q3];
@@ -63,7 +63,7 @@ fn wrist(
     out: &mut Branches,
 ) {
     let h = &s.h;
-    let (q5s, n5, e5) = sp4(&h[3], &h[5], &h[4], h[3].dot(&(r36 * h[5])));
+    let (q5s, n5, e5) = s.wrist.solve(h[3].dot(&(r36 * h[5])));
     for &q5 in &q5s[..n5] {
         let r5 = q5.rot(&h[4]);
         let from = r5 * h[5];
@@ -73,7 +73,7 @@ fn wrist(
             sp1(&from, &(r36 * h[5]), &h[3])
         };
         let r6 = (q4.rot(&h[3]) * r5).transpose() * r36;
-        let x = perpendicular(&h[5]);
+        let x = s.across;
         let q6 = sp1(&x, &(r6 * x), &h[5]);
         out.push([a[0], a[1], a[2], q4, q5, q6], exact && e5);
     }
