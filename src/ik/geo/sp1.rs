@@ -21,7 +21,8 @@ pub fn sp1(p: &Vector3<f64>, q: &Vector3<f64>, k: &Vector3<f64>) -> Turn {
 /// that [`sp1`] cannot tell the angle.
 #[inline]
 pub fn sp1_degenerate(p: &Vector3<f64>, k: &Vector3<f64>, eps: f64) -> bool {
-    (p - k * k.dot(p)).norm() <= eps * p.norm().max(1e-300)
+    // Squared on both sides: no square root.
+    (p - k * k.dot(p)).norm_squared() <= eps * eps * p.norm_squared().max(1e-300)
 }
 
 #[cfg(test)]
