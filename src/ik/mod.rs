@@ -40,7 +40,7 @@ pub use solution::{Reason, Solution, SolveStatus};
 pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
 
 use crate::model::Chain;
-use solution::{Outcome, finish};
+use solution::{Outcome, finish, finish_with};
 use std::time::Duration;
 use thiserror::Error;
 

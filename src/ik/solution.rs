@@ -2,7 +2,7 @@
 
 use super::metric::orientation_distance;
 use super::{Bounds, Target, Tolerance};
-use crate::model::Chain;
+use crate::model::{Chain, Transform};
 
 /// Why a solve did not converge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +127,21 @@ pub fn finish(
     seed: &[f64],
     outcome: Outcome,
 ) -> Solution {
+    finish_with(bounds, target, tol, seed, outcome, |q| chain.fk(q))
+}
+
+/// [`finish`] with the chain's forward kinematics given as `tip` (called
+/// once, on the normalised joints): a closed form that holds each joint's
+/// sine and cosine evaluates it without `sin_cos`
+/// ([`Chain::fk_trig`](crate::model::Chain::fk_trig)).
+pub fn finish_with(
+    bounds: &Bounds,
+    target: &Target,
+    tol: &Tolerance,
+    seed: &[f64],
+    outcome: Outcome,
+    tip: impl FnOnce(&[f64]) -> Transform,
+) -> Solution {
     let Outcome {
         mut q,
         iterations,
@@ -134,7 +149,7 @@ pub fn finish(
     } = outcome;
     let broke = q.iter().any(|v| !v.is_finite());
     bounds.normalize(&mut q, seed);
-    let tip = chain.fk(&q);
+    let tip = tip(&q);
     let position_error = (target.position - tip.translation.vector).norm();
     // One angle serves both: the error reported and the one the status is
     // judged on (as `pose_error`, only when the orientation is weighted).

@@ -5,8 +5,7 @@
 //! caller creates once per chain and reuses.
 
 use super::{Chain, Joint, JointKind, Transform};
-use nalgebra::Rotation3;
-use nalgebra::{Point3, Vector3};
+use nalgebra::{Matrix3, Point3, Vector3};
 
 /// One Jacobian column: the tip's linear and angular velocity for a unit
 /// speed of one joint, both in the base frame.
@@ -48,16 +47,28 @@ impl Joint {
     /// `t` instead of building a rotation matrix and multiplying by it.
     #[inline]
     pub fn move_frame(&self, t: &mut Transform, q: f64) {
+        let (s, c) = if self.kind == JointKind::Prismatic {
+            (0.0, 1.0)
+        } else {
+            q.sin_cos()
+        };
+        self.move_frame_trig(t, q, s, c);
+    }
+
+    /// [`move_frame`](Joint::move_frame) with the sine and cosine of `q`
+    /// already known (`s`, `c`): a solver that found the angle from them
+    /// (the closed forms) need not call `sin_cos` again.
+    #[inline]
+    pub fn move_frame_trig(&self, t: &mut Transform, q: f64, s: f64, c: f64) {
         let a = self.axis.into_inner();
         if self.kind == JointKind::Prismatic {
             t.translation.vector += t.rotation * (a * q);
             return;
         }
-        let (s, c) = q.sin_cos();
         // Each case is a right multiplication by a rotation matrix, so the
         // result stays a rotation (`matrix_mut_unchecked` does not check).
         let m = t.rotation.matrix_mut_unchecked();
-        let mix = |m: &mut nalgebra::Matrix3<f64>, i: usize, j: usize, s: f64| {
+        let mix = |m: &mut Matrix3<f64>, i: usize, j: usize, s: f64| {
             // columns (i, j) times [[c, -s], [s, c]]
             for r in 0..3 {
                 let (mi, mj) = (m[(r, i)], m[(r, j)]);
@@ -69,9 +80,27 @@ impl Joint {
             (x, 0.0, 0.0) if x.abs() == 1.0 => mix(m, 1, 2, x * s),
             (0.0, y, 0.0) if y.abs() == 1.0 => mix(m, 2, 0, y * s),
             (0.0, 0.0, z) if z.abs() == 1.0 => mix(m, 0, 1, z * s),
-            _ => *m *= Rotation3::from_axis_angle(&self.axis, q).matrix(),
+            _ => *m *= axis_rotation(&a, s, c),
         }
     }
+}
+
+/// The rotation about the unit `k` whose angle has sine `s` and cosine
+/// `c` (Rodrigues: `c I + s [k]x + (1 - c) k kᵀ`).
+#[inline]
+pub fn axis_rotation(k: &Vector3<f64>, s: f64, c: f64) -> Matrix3<f64> {
+    let t = 1.0 - c;
+    Matrix3::new(
+        c + k.x * k.x * t,
+        k.x * k.y * t - k.z * s,
+        k.x * k.z * t + k.y * s,
+        k.y * k.x * t + k.z * s,
+        c + k.y * k.y * t,
+        k.y * k.z * t - k.x * s,
+        k.z * k.x * t - k.y * s,
+        k.z * k.y * t + k.x * s,
+        c + k.z * k.z * t,
+    )
 }
 
 /// `t *= origin`, skipping the rotation product when the origin does not
@@ -79,7 +108,7 @@ impl Joint {
 /// then all it adds. The check costs less than the product it saves.
 #[inline]
 fn follow_origin(t: &mut Transform, origin: &Transform) {
-    if origin.rotation.matrix() == &nalgebra::Matrix3::identity() {
+    if origin.rotation.matrix() == &Matrix3::identity() {
         t.translation.vector += t.rotation * origin.translation.vector;
     } else {
         *t *= origin;
@@ -96,6 +125,19 @@ impl Chain {
         for (joint, &qi) in self.joints.iter().zip(q) {
             follow_origin(&mut t, &joint.origin);
             joint.move_frame(&mut t, qi);
+        }
+        t * self.tip_offset
+    }
+
+    /// [`fk`](Chain::fk) with each joint's `(sin, cos)` already known
+    /// (`trig[i]` of `q[i]`; prismatic joints use `q` alone).
+    pub fn fk_trig(&self, q: &[f64], trig: &[(f64, f64)]) -> Transform {
+        debug_assert_eq!(q.len(), self.joints.len());
+        debug_assert_eq!(trig.len(), self.joints.len());
+        let mut t = Transform::identity();
+        for ((joint, &qi), &(s, c)) in self.joints.iter().zip(q).zip(trig) {
+            follow_origin(&mut t, &joint.origin);
+            joint.move_frame_trig(&mut t, qi, s, c);
         }
         t * self.tip_offset
     }

@@ -16,7 +16,7 @@ mod xacro;
 pub use body::{BodyJoint, BodyLink, CollisionShape, Geometry, RobotBody};
 pub use error::ModelError;
 pub use extra::{ExtraJoint, Mimic};
-pub use kinematics::{Frames, Twist};
+pub use kinematics::{Frames, Twist, axis_rotation};
 pub use urdf::{ChainSelection, LinkPose, RobotTree};
 
 use nalgebra::{IsometryMatrix3, Unit, Vector3};

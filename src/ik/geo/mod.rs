@@ -34,9 +34,10 @@ pub use structure::{Family, GeoStructure};
 
 pub(crate) use sp1::{sp1, sp1_degenerate};
 pub(crate) use sp2::sp2;
-pub(crate) use sp3::sp3;
-pub(crate) use sp4::sp4;
+pub(crate) use sp3::Sp3;
+pub(crate) use sp4::{Sp4, sp4};
 
+use crate::model::axis_rotation;
 use nalgebra::{Matrix3, Vector3};
 
 /// Tolerance (m) on "intersecting" axes: the common point may miss each
@@ -64,20 +65,110 @@ pub struct GeoOptions {
 /// The rotation by `angle` about the unit `axis` (Rodrigues).
 #[inline]
 pub(crate) fn rot(axis: &Vector3<f64>, angle: f64) -> Matrix3<f64> {
-    let (s, c) = angle.sin_cos();
-    let k = axis;
-    let t = 1.0 - c;
-    Matrix3::new(
-        c + k.x * k.x * t,
-        k.x * k.y * t - k.z * s,
-        k.x * k.z * t + k.y * s,
-        k.y * k.x * t + k.z * s,
-        c + k.y * k.y * t,
-        k.y * k.z * t - k.x * s,
-        k.z * k.x * t - k.y * s,
-        k.z * k.y * t + k.x * s,
-        c + k.z * k.z * t,
-    )
+    Turn::new(angle).rot(axis)
+}
+
+/// A joint angle with its sine and cosine. The subproblems find an angle
+/// from a sine and a cosine they already hold (`atan2`, `acos`), so they
+/// hand all three on: the next rotation and the check of the branch on
+/// the real chain ([`Chain::fk_trig`](crate::model::Chain::fk_trig)) then
+/// need no `sin_cos` (it was a fifth of `solve_all`'s time).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Turn {
+    pub angle: f64,
+    pub sin: f64,
+    pub cos: f64,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn::ZERO
+    }
+}
+
+impl Turn {
+    pub const ZERO: Turn = Turn {
+        angle: 0.0,
+        sin: 0.0,
+        cos: 1.0,
+    };
+
+    #[inline]
+    pub fn new(angle: f64) -> Turn {
+        let (sin, cos) = angle.sin_cos();
+        Turn { angle, sin, cos }
+    }
+
+    /// The angle of the vector `(x, y)` of any length (`atan2(y, x)`);
+    /// zero for the zero vector.
+    #[inline]
+    pub fn atan2(y: f64, x: f64) -> Turn {
+        let n = (x * x + y * y).sqrt();
+        if n > 0.0 && n.is_finite() {
+            Turn {
+                angle: y.atan2(x),
+                sin: y / n,
+                cos: x / n,
+            }
+        } else {
+            Turn::new(y.atan2(x))
+        }
+    }
+
+    /// `acos(c)` for `c` in `[-1, 1]`, its sine non-negative.
+    #[inline]
+    pub fn acos(c: f64) -> Turn {
+        Turn {
+            angle: c.acos(),
+            sin: (1.0 - c * c).max(0.0).sqrt(),
+            cos: c,
+        }
+    }
+
+    #[inline]
+    pub fn neg(self) -> Turn {
+        Turn {
+            angle: -self.angle,
+            sin: -self.sin,
+            cos: self.cos,
+        }
+    }
+
+    /// `sign * angle` for `sign` ±1 (an axis taken the other way round).
+    #[inline]
+    pub fn times_sign(self, sign: f64) -> Turn {
+        if sign < 0.0 { self.neg() } else { self }
+    }
+
+    #[inline]
+    pub fn plus(self, o: Turn) -> Turn {
+        Turn {
+            angle: self.angle + o.angle,
+            sin: self.sin * o.cos + self.cos * o.sin,
+            cos: self.cos * o.cos - self.sin * o.sin,
+        }
+    }
+
+    #[inline]
+    pub fn minus(self, o: Turn) -> Turn {
+        self.plus(o.neg())
+    }
+
+    /// Half a turn more.
+    #[inline]
+    pub fn flipped(self) -> Turn {
+        Turn {
+            angle: self.angle + std::f64::consts::PI,
+            sin: -self.sin,
+            cos: -self.cos,
+        }
+    }
+
+    /// The rotation by this angle about the unit `axis`.
+    #[inline]
+    pub fn rot(&self, axis: &Vector3<f64>) -> Matrix3<f64> {
+        axis_rotation(axis, self.sin, self.cos)
+    }
 }
 
 /// A unit vector perpendicular to the unit `k`.

@@ -2,12 +2,12 @@
 //! limits, the one the mode asks for, polished on the real chain when the
 //! URDF is not exactly ideal.
 
-use super::branches::Branches;
+use super::branches::{Branch, Branches};
 use super::polish::polish;
 use super::structure::{Family, GeoStructure};
 use super::{GeoOptions, Pick, parallel, spherical};
 use crate::ik::bounds::{Bounds, fit_winding};
-use crate::ik::{Common, IkError, Outcome, Reason, Solution, Target, finish};
+use crate::ik::{Common, IkError, Outcome, Reason, Solution, Target, finish, finish_with};
 use crate::model::{Chain, Frames};
 use nalgebra::{Rotation3, UnitQuaternion};
 
@@ -77,11 +77,15 @@ impl GeoSolver {
                     .unwrap_or(std::cmp::Ordering::Equal)
             })
         });
-        let q = match chosen {
-            Some(i) => all[i].q,
-            None => start,
+        let branch = match chosen {
+            Some(i) => all[i],
+            None => Branch {
+                q: start,
+                trig: start.map(f64::sin_cos),
+                exact: false,
+            },
         };
-        self.finish_branch(target, &orientation, &start, q)
+        self.finish_branch(target, &orientation, &start, branch)
     }
 
     /// Every solution inside the limits that reaches the target (within
@@ -104,7 +108,8 @@ impl GeoSolver {
         order.sort_by(|&a, &b| self.fit[a].1.total_cmp(&self.fit[b].1));
         let mut out: Vec<Solution> = Vec::with_capacity(n);
         for &i in order.iter() {
-            let mut q = self.branches.as_slice()[i].q;
+            let branch = self.branches.as_slice()[i];
+            let mut q = branch.q;
             // As `finish` will: a branch that lands on one already listed
             // (two branches meeting at a singular pose) is not checked again.
             self.bounds.normalize(&mut q, &start);
@@ -116,7 +121,7 @@ impl GeoSolver {
             if duplicate {
                 continue;
             }
-            let s = self.finish_branch(target, &orientation, &start, q);
+            let s = self.finish_branch(target, &orientation, &start, branch);
             if s.status.is_converged() {
                 out.push(s);
             }
@@ -155,6 +160,10 @@ impl GeoSolver {
                 // Rounding may leave a limit by an ulp: not a violation.
                 let violation = if violation < 1e-12 { 0.0 } else { violation };
                 b.q[i] = v.clamp(lo, hi);
+                // Whole turns keep the sine and cosine; a clamp does not.
+                if b.q[i] != v {
+                    b.trig[i] = b.q[i].sin_cos();
+                }
                 fit.0 += violation;
                 fit.1 += (b.q[i] - s).powi(2);
             }
@@ -162,35 +171,37 @@ impl GeoSolver {
         (start, orientation)
     }
 
-    /// Builds the solution of `q`; when the real chain misses the target
-    /// by more than the tolerance (a URDF only near the ideal model), a
-    /// few Newton steps first. On an ideal chain that costs one FK.
+    /// Builds the solution of the branch, checked on the real chain (from
+    /// the branch's sines and cosines); when the real chain misses the
+    /// target by more than the tolerance (a URDF only near the ideal
+    /// model), a few Newton steps first. On an ideal chain that costs one
+    /// FK without `sin_cos`.
     fn finish_branch(
         &mut self,
         target: &Target,
         orientation: &UnitQuaternion<f64>,
         start: &[f64; 6],
-        mut q: [f64; 6],
+        branch: Branch,
     ) -> Solution {
         let tol = self.common.tolerance;
-        let done = |q: &[f64; 6], iterations: u32, chain: &Chain, bounds: &Bounds| {
-            finish(
-                chain,
-                bounds,
-                target,
-                &tol,
-                start,
-                Outcome {
-                    q: q.to_vec(),
-                    iterations,
-                    why_not: Reason::OutOfReach,
-                },
-            )
+        let outcome = |q: &[f64; 6], iterations: u32| Outcome {
+            q: q.to_vec(),
+            iterations,
+            why_not: Reason::OutOfReach,
         };
-        let first = done(&q, 1, &self.chain, &self.bounds);
+        let chain = &self.chain;
+        let first = finish_with(
+            &self.bounds,
+            target,
+            &tol,
+            start,
+            outcome(&branch.q, 1),
+            |q| chain.fk_trig(q, &branch.trig),
+        );
         if first.status.is_converged() {
             return first;
         }
+        let mut q = branch.q;
         let used = polish(
             &self.chain,
             &mut self.frames,
@@ -199,6 +210,13 @@ impl GeoSolver {
             orientation,
             &mut q,
         );
-        done(&q, 1 + used, &self.chain, &self.bounds)
+        finish(
+            &self.chain,
+            &self.bounds,
+            target,
+            &tol,
+            start,
+            outcome(&q, 1 + used),
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! Subproblem 2 (Paden-Kahan): two angles about two intersecting axes that
 //! bring two points together.
 
+use super::Turn;
 use super::sp1::sp1;
 use nalgebra::Vector3;
 
@@ -17,7 +18,7 @@ pub fn sp2(
     k1: &Vector3<f64>,
     p2: &Vector3<f64>,
     k2: &Vector3<f64>,
-) -> ([(f64, f64); 2], usize, bool) {
+) -> ([(Turn, Turn); 2], usize, bool) {
     let s = k1.dot(k2);
     let n = k1.cross(k2);
     let n2 = n.norm_squared();
@@ -58,11 +59,12 @@ mod tests {
         assert!(exact && count == 2);
         assert!(
             sols.iter()
-                .any(|&(a, b)| (a - t1).abs() < 1e-9 && (b - t2).abs() < 1e-9),
+                .any(|(a, b)| (a.angle - t1).abs() < 1e-9 && (b.angle - t2).abs() < 1e-9),
             "{sols:?}"
         );
         for (a, b) in sols {
-            assert!((rot(&k1, a) * p1 - rot(&k2, b) * p2).norm() < 1e-9);
+            assert!((rot(&k1, a.angle) * p1 - rot(&k2, b.angle) * p2).norm() < 1e-9);
+            assert!((a.rot(&k1) * p1 - b.rot(&k2) * p2).norm() < 1e-9);
         }
     }
 }

@@ -11,23 +11,23 @@
 
 use super::branches::Branches;
 use super::structure::{Family, GeoStructure, Goal};
-use super::{perpendicular, rot, sp1, sp1_degenerate, sp2, sp3, sp4};
+use super::{Turn, sp1, sp1_degenerate, sp2, sp4};
 use nalgebra::Matrix3;
 
 /// Every branch of `goal`; `hint` decides the free angle at a wrist
 /// singularity (joint 4 at the hint's).
 pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches) {
     let (h, p, r06, w) = (&s.h, &s.p, goal.r06, goal.w);
-    let mut arm = [[0.0; 3]; 4];
+    let mut arm = [[Turn::ZERO; 3]; 4];
     let mut exact = [false; 4];
     let mut n = 0;
     if s.family == Family::SphericalIntersecting {
-        let (q3s, n3, e3) = sp3(&p[3], &(-p[2]), &h[2], w.norm());
+        let (q3s, n3, e3) = s.elbow.solve(w.norm());
         for &q3 in &q3s[..n3] {
-            let v = p[2] + rot(&h[2], q3) * p[3];
+            let v = p[2] + q3.rot(&h[2]) * p[3];
             let (pairs, n12, e12) = sp2(&w, &h[0], &v, &h[1]);
             for &(t1, q2) in &pairs[..n12] {
-                arm[n] = [-t1, q2, q3];
+                arm[n] = [t1.neg(), q2, q3];
                 exact[n] = e3 && e12;
                 n += 1;
             }
@@ -36,18 +36,18 @@ pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches)
         let k = h[1];
         let (t1, n1, e1) = sp4(&k, &w, &h[0], k.dot(&(p[1] + p[2] + p[3])));
         for &t in &t1[..n1] {
-            let v = rot(&h[0], -t).transpose() * w - p[1];
-            let (q3s, n3, e3) = sp3(&p[3], &(-p[2]), &h[2], v.norm());
+            let v = t.neg().rot(&h[0]).transpose() * w - p[1];
+            let (q3s, n3, e3) = s.elbow.solve(v.norm());
             for &q3 in &q3s[..n3] {
-                let q2 = sp1(&(p[2] + rot(&h[2], q3) * p[3]), &v, &k);
-                arm[n] = [-t, q2, q3];
+                let q2 = sp1(&(p[2] + q3.rot(&h[2]) * p[3]), &v, &k);
+                arm[n] = [t.neg(), q2, q3];
                 exact[n] = e1 && e3;
                 n += 1;
             }
         }
     }
     for (a, &e) in arm[..n].iter().zip(&exact[..n]) {
-        let r03 = rot(&h[0], a[0]) * rot(&h[1], a[1]) * rot(&h[2], a[2]);
+        let r03 = a[0].rot(&h[0]) * a[1].rot(&h[1]) * a[2].rot(&h[2]);
         wrist(s, &(r03.transpose() * r06), *a, e, hint, out);
     }
 }
@@ -57,23 +57,23 @@ pub fn solve(s: &GeoStructure, goal: &Goal, hint: &[f64; 6], out: &mut Branches)
 fn wrist(
     s: &GeoStructure,
     r36: &Matrix3<f64>,
-    a: [f64; 3],
+    a: [Turn; 3],
     exact: bool,
     hint: &[f64; 6],
     out: &mut Branches,
 ) {
     let h = &s.h;
-    let (q5s, n5, e5) = sp4(&h[3], &h[5], &h[4], h[3].dot(&(r36 * h[5])));
+    let (q5s, n5, e5) = s.wrist.solve(h[3].dot(&(r36 * h[5])));
     for &q5 in &q5s[..n5] {
-        let r5 = rot(&h[4], q5);
+        let r5 = q5.rot(&h[4]);
         let from = r5 * h[5];
         let q4 = if sp1_degenerate(&from, &h[3], 1e-9) {
-            hint[3]
+            Turn::new(hint[3])
         } else {
             sp1(&from, &(r36 * h[5]), &h[3])
         };
-        let r6 = (rot(&h[3], q4) * r5).transpose() * r36;
-        let x = perpendicular(&h[5]);
+        let r6 = (q4.rot(&h[3]) * r5).transpose() * r36;
+        let x = s.across;
         let q6 = sp1(&x, &(r6 * x), &h[5]);
         out.push([a[0], a[1], a[2], q4, q5, q6], exact && e5);
     }

@@ -2,7 +2,7 @@
 //! configuration: the axes and a point on each, in the base frame, and the
 //! tests (within stated tolerances) that decide the family.
 
-use super::{INTERSECTION_TOLERANCE, rot};
+use super::{INTERSECTION_TOLERANCE, Sp3, Sp4, perpendicular, rot};
 use crate::ik::IkError;
 use crate::ik::analytic::AXIS_TOLERANCE;
 use crate::model::{Chain, Frames};
@@ -51,6 +51,14 @@ pub struct GeoStructure {
     pub(super) h: [Vector3<f64>; 6],
     pub(super) p: [Vector3<f64>; 7],
     pub(super) rm: Matrix3<f64>,
+    /// The subproblems whose geometry is fixed, prepared once: the elbow
+    /// (joint 3 from the wrist's distance, subproblem 3) and the wrist's
+    /// middle joint (joint 5, subproblem 4).
+    pub(super) elbow: Sp3,
+    pub(super) wrist: Sp4,
+    /// A unit vector across the axis whose angle is read last (joint 2's
+    /// for three parallel axes, joint 6's for a spherical wrist).
+    pub(super) across: Vector3<f64>,
 }
 
 /// A target as the families see it ([`GeoStructure::goal`]).
@@ -281,7 +289,16 @@ impl GeoStructure {
             p[i] = o[i] - o[i - 1];
         }
         p[6] = axes.tip - o[5];
+        // Joint 5 keeps the tool axis at the right height along the axis
+        // that is parallel (UR-like) or that the wrist turns about first.
+        let (normal, last) = match family {
+            Family::ThreeParallel => (h[1], h[1]),
+            _ => (h[3], h[5]),
+        };
         Ok(GeoStructure {
+            elbow: Sp3::new(&p[3], &(-p[2]), &h[2]),
+            wrist: Sp4::new(&normal, &h[5], &h[4]),
+            across: perpendicular(&last),
             family,
             joints: axes.names.clone(),
             angle_deviation: dev.angle,
