@@ -76,6 +76,11 @@ pub(super) struct Steer<'a> {
     /// much, and after [`STEER_STEPS`] none, so that the descent still
     /// converges exactly.
     pub gain: f64,
+    /// Steer only once the descent has reached the target, from the
+    /// answer (position-only targets): a target out of reach, or one the
+    /// descent is still on its way to, is descended to as without a steer
+    /// (a 5-joint arm's jog pushed out of reach keeps its line).
+    pub once_reached: bool,
 }
 
 /// Steps of a descent that steer the self-motion: enough that a solve
@@ -126,6 +131,7 @@ pub(super) struct Attempt {
 }
 
 /// The weighted error of the current configuration.
+#[derive(Clone, Copy)]
 pub(super) struct Residual {
     pub err: PoseDeviation,
     /// `e`: position then rotation, each times its weight.
@@ -172,16 +178,45 @@ impl Descent<'_> {
     }
 
     /// Descends from `ws.q`; leaves the attempt's best configuration there.
+    /// A descent that steers only once reached and then loses the target
+    /// again ends on the answer it had reached.
     pub(super) fn run(&self, ws: &mut Workspace) -> Attempt {
+        let mut reached = None;
+        let attempt = self.descend(ws, &mut reached);
+        match reached {
+            Some(r) if !attempt.converged => {
+                ws.q.copy_from_slice(&ws.reached);
+                Attempt {
+                    converged: true,
+                    cost: r.cost,
+                    iterations: attempt.iterations,
+                    end: Reason::IterationCap,
+                }
+            }
+            _ => attempt,
+        }
+    }
+
+    /// [`Descent::run`]'s descent; `reached` gets the residual of the
+    /// answer a steering once reached began from (in `ws.reached`).
+    fn descend(&self, ws: &mut Workspace, reached: &mut Option<Residual>) -> Attempt {
         let tip = self.chain.jacobian(&ws.q, &mut ws.frames);
         let mut r = self.residual(pose_error(&tip, self.target));
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
+        // The iteration the steering steps count from.
+        let mut steer_from = self.steer.filter(|s| !s.once_reached).map(|_| 0);
         for it in 0..self.max_iterations {
             // Within tolerance, a descent that still steers takes its
             // steps: the self-motion moves on every solve.
             let within = r.err.within(&self.tol);
-            if within && !self.steers(it) {
+            if within && steer_from.is_none() && self.steer.is_some() {
+                steer_from = Some(it);
+                ws.reached.copy_from_slice(&ws.q);
+                *reached = Some(r);
+            }
+            let steer_k = steer_from.map(|s| it - s);
+            if within && !self.steers(steer_k) {
                 return self.ended(true, &r, it, Reason::IterationCap);
             }
             if it > 0 && it % self.patience.window == 0 {
@@ -193,7 +228,7 @@ impl Descent<'_> {
             if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            if !self.step(ws, &r, lambda, it) {
+            if !self.step(ws, &r, lambda, it, steer_k) {
                 if within {
                     return self.ended(true, &r, it, Reason::IterationCap);
                 }
@@ -233,9 +268,10 @@ impl Descent<'_> {
         self.ended(converged, &r, self.max_iterations, Reason::IterationCap)
     }
 
-    /// True when step `it` still steers the self-motion.
-    fn steers(&self, it: u32) -> bool {
-        self.steer.is_some() && it < STEER_STEPS
+    /// True when steering step `k` (counted from where the steering
+    /// began; `None`: not yet) still steers the self-motion.
+    fn steers(&self, k: Option<u32>) -> bool {
+        self.steer.is_some() && k.is_some_and(|k| k < STEER_STEPS)
     }
 
     /// True when `ws.q`, turned toward the seed, lies past the cutoff.
@@ -252,7 +288,14 @@ impl Descent<'_> {
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
-    fn step(&self, ws: &mut Workspace, r: &Residual, lambda: f64, it: u32) -> bool {
+    fn step(
+        &self,
+        ws: &mut Workspace,
+        r: &Residual,
+        lambda: f64,
+        it: u32,
+        steer_k: Option<u32>,
+    ) -> bool {
         let n = ws.q.len();
         let (wp, wo) = self.weights();
         normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
@@ -291,7 +334,8 @@ impl Descent<'_> {
             return false;
         }
         if let Some(steer) = &self.steer
-            && (it < STEER_STEPS || steer.objective == Redundancy::Posture)
+            && let Some(k) = steer_k
+            && (k < STEER_STEPS || steer.objective == Redundancy::Posture)
             && lambda <= STEER_DAMPING
         {
             // The posture pull has a fixed point (the rest pose, seen from
@@ -301,7 +345,7 @@ impl Descent<'_> {
             let gain = if steer.objective == Redundancy::Posture {
                 steer.gain
             } else {
-                steer.gain * 0.5f64.powi(it as i32)
+                steer.gain * 0.5f64.powi(k as i32)
             };
             self.pull(ws, steer, gain);
             add_null_space_pull(ws);

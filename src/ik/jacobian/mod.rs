@@ -83,6 +83,8 @@ struct Workspace {
     step: Vec<f64>,
     rhs: Vec<f64>,
     scratch: Vec<f64>,
+    /// The answer a descent steering only once reached started from.
+    reached: Vec<f64>,
     pull: Vec<f64>,
     projected: Vec<f64>,
     normal: Vec<f64>,
@@ -106,6 +108,7 @@ impl Workspace {
             step: vec![0.0; n],
             rhs: vec![0.0; n],
             scratch: vec![0.0; n],
+            reached: vec![0.0; n],
             pull: vec![0.0; n],
             projected: vec![0.0; n],
             normal: vec![0.0; n * n],
@@ -263,12 +266,12 @@ impl Setup {
             max_step: self.options.max_step,
             // The closest mode wants the self-motion nearest the seed (it
             // slides there), not steered away from it.
-            // The gradients only on pose targets for now: on position
-            // targets (the 5-joint arm's jog) they pulled a stretched arm
-            // off a jog's line (tests/jog.rs), not yet looked into. The
-            // posture pull (asked for explicitly) on every target.
+            // On position targets the gradients steer only from an answer
+            // (`once_reached`): from the start of the descent they pulled
+            // the 5-joint arm's jog, pushed out of reach, off its line
+            // (tests/jog.rs). The posture pull (asked for explicitly) as
+            // it always did, from the first step.
             steer: (search.redundant
-                && (target.wants_orientation() || self.options.redundancy == Redundancy::Posture)
                 && self.options.closest.is_none()
                 && self.options.redundancy != Redundancy::Off
                 && self.options.null_space_gain > 0.0)
@@ -276,6 +279,8 @@ impl Setup {
                     objective: self.options.redundancy,
                     rest: &self.rest,
                     gain: self.options.null_space_gain,
+                    once_reached: !target.wants_orientation()
+                        && self.options.redundancy != Redundancy::Posture,
                 }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {
