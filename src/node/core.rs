@@ -11,6 +11,7 @@ mod collide;
 mod operate;
 mod retune;
 mod steering;
+mod streaming;
 mod teach;
 
 use super::command::{Command, Refused};
@@ -23,6 +24,7 @@ use super::poses::Poses;
 use super::settings::{Gripper, NodeConfig, NodeSettings, SettingError};
 use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
+use super::stream::TargetStream;
 use crate::collision::CollisionError;
 use crate::ik::{Clock, Common, IkError, SolveStatus, Solver, SolverConfig, Target};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
@@ -112,6 +114,8 @@ pub struct NodeCore<S: ServoOutput = VirtualServo> {
     status: NodeStatus,
     /// The jog and the target marker.
     steering: Steering,
+    /// A stream of targets being followed between its answers.
+    stream: TargetStream,
     /// The collision check of every motion, when it is on.
     guard: Option<Box<Guard>>,
     /// Lines the front-end logs once (the collision model at start).
@@ -212,6 +216,7 @@ impl<S: ServoOutput> NodeCore<S> {
             gripper_load: None,
             status,
             steering,
+            stream: TargetStream::default(),
             guard,
             notices,
             stopped: false,
@@ -374,10 +379,10 @@ impl<S: ServoOutput> NodeCore<S> {
         } else if self.started {
             self.program_step(now);
             if let Some(p) = self.pending.take() {
-                solve = Some(self.solve(p));
+                solve = Some(self.solve(p, now));
             }
             if !self.steer(now) && !self.timed(now) {
-                self.guarded(|m| m.step());
+                self.advance(now);
             }
             self.check_stall();
         }
@@ -495,7 +500,7 @@ impl<S: ServoOutput> NodeCore<S> {
         })
     }
 
-    fn solve(&mut self, p: Pending) -> SolveOutcome {
+    fn solve(&mut self, p: Pending, now: f64) -> SolveOutcome {
         let t0 = Instant::now();
         let (result, refused) = self.solve_clear(&p.target);
         let st = &mut self.status;
@@ -548,7 +553,7 @@ impl<S: ServoOutput> NodeCore<S> {
                 sol.q[i]
             };
         }
-        self.motion.set_goal(&self.goal);
+        self.take_answer(now);
         self.active = Some(p.target);
         SolveOutcome::Reached {
             status,
@@ -594,6 +599,13 @@ impl<S: ServoOutput> NodeCore<S> {
     /// off it (a gripper).
     pub fn motion(&self) -> &MotionLimiter {
         &self.motion
+    }
+
+    /// Where the node is taking the arm, one value per axis as
+    /// [`NodeCore::motion`]: the latest answer while following targets
+    /// (the motion's own goal moves toward it along a stream of them).
+    pub fn goal(&self) -> &[f64] {
+        &self.goal
     }
 
     /// Which joints the node moves and publishes.

@@ -42,6 +42,7 @@ pub mod report;
 pub mod settings;
 pub mod status;
 pub mod steer;
+pub mod stream;
 pub mod teleop;
 pub mod track;
 pub mod trajectory;

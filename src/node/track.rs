@@ -156,7 +156,7 @@ pub fn replay_track<S: ServoOutput>(
             solve_times.push(took);
             if let SolveOutcome::Reached { .. } = out {
                 f.reached += 1;
-                let goal = core.motion().goal()[..dof].to_vec();
+                let goal = core.goal()[..dof].to_vec();
                 if let Some(p) = &previous_goal {
                     let step = largest_step(core.chain(), p, &goal);
                     f.largest_step = f.largest_step.max(step);

@@ -82,6 +82,11 @@ pub(super) struct Steer<'a> {
     /// less room than this, the self-motion is also steered up its
     /// gradient ([`clearance_pull`]), fading as the others do.
     pub band: f64,
+    /// Steer only once the descent has reached the target, from the
+    /// answer (position-only targets): a target out of reach, or one the
+    /// descent is still on its way to, is descended to as without a steer
+    /// (a 5-joint arm's jog pushed out of reach keeps its line).
+    pub once_reached: bool,
 }
 
 /// Steps of a descent that steer the self-motion: enough that a solve
@@ -169,6 +174,7 @@ pub(super) struct Attempt {
 }
 
 /// The weighted error of the current configuration.
+#[derive(Clone, Copy)]
 pub(super) struct Residual {
     pub err: PoseDeviation,
     /// `e`: position then rotation, each times its weight.
@@ -216,23 +222,57 @@ impl Descent<'_> {
 
     /// Descends from `ws.q`; leaves the attempt's best configuration there.
     /// `check`: the solve's collision check, whose clearance the steering
-    /// follows when it measures one.
+    /// follows when it measures one. A descent that steers only once
+    /// reached and then loses the target again ends on the answer it had
+    /// reached.
     pub(super) fn run(
         &self,
         ws: &mut Workspace,
+        check: Option<&mut (dyn Admissible + '_)>,
+    ) -> Attempt {
+        let mut reached = None;
+        let attempt = self.descend(ws, check, &mut reached);
+        match reached {
+            Some(r) if !attempt.converged => {
+                ws.q.copy_from_slice(&ws.reached);
+                Attempt {
+                    converged: true,
+                    cost: r.cost,
+                    iterations: attempt.iterations,
+                    end: Reason::IterationCap,
+                }
+            }
+            _ => attempt,
+        }
+    }
+
+    /// [`Descent::run`]'s descent; `reached` gets the residual of the
+    /// answer a steering once reached began from (in `ws.reached`).
+    fn descend(
+        &self,
+        ws: &mut Workspace,
         mut check: Option<&mut (dyn Admissible + '_)>,
+        reached: &mut Option<Residual>,
     ) -> Attempt {
         let tip = self.chain.jacobian(&ws.q, &mut ws.frames);
         let mut r = self.residual(pose_error(&tip, self.target));
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
         let mut clearing = Clearing::new(self, check.is_some());
+        // The iteration the steering steps count from.
+        let mut steer_from = self.steer.filter(|s| !s.once_reached).map(|_| 0);
         for it in 0..self.max_iterations {
             let clear = clearing.at(it, r.cost);
             // Within tolerance, a descent that still steers takes its
             // steps: the self-motion moves on every solve.
             let within = r.err.within(&self.tol);
-            if within && !self.steers(it) && clear.is_none() {
+            if within && steer_from.is_none() && self.steer.is_some() {
+                steer_from = Some(it);
+                ws.reached.copy_from_slice(&ws.q);
+                *reached = Some(r);
+            }
+            let steer_k = steer_from.map(|s| it - s);
+            if within && !self.steers(steer_k) && clear.is_none() {
                 return self.ended(true, &r, it, Reason::IterationCap);
             }
             if it > 0 && it % self.patience.window == 0 {
@@ -244,7 +284,7 @@ impl Descent<'_> {
             if it % 4 == 3 && self.deadline.passed() {
                 return self.ended(false, &r, it, Reason::TimeBudget);
             }
-            let stepped = self.step(ws, &r, lambda, (it, clear), check.as_deref_mut());
+            let stepped = self.step(ws, &r, lambda, (it, steer_k, clear), check.as_deref_mut());
             if clear.is_some() && !ws.near {
                 // Nothing within the band: no more clearance queries.
                 clearing.on = false;
@@ -289,9 +329,10 @@ impl Descent<'_> {
         self.ended(converged, &r, self.max_iterations, Reason::IterationCap)
     }
 
-    /// True when step `it` still steers the self-motion.
-    fn steers(&self, it: u32) -> bool {
-        self.steer.is_some() && it < STEER_STEPS
+    /// True when steering step `k` (counted from where the steering
+    /// began; `None`: not yet) still steers the self-motion.
+    fn steers(&self, k: Option<u32>) -> bool {
+        self.steer.is_some() && k.is_some_and(|k| k < STEER_STEPS)
     }
 
     /// True when `ws.q`, turned toward the seed, lies past the cutoff.
@@ -308,15 +349,16 @@ impl Descent<'_> {
     /// the step drives into a limit they sit on are dropped and it is solved
     /// again without them, so the others make up for them. False when the
     /// damped normal matrix is not positive definite.
-    /// `clear`: the steps since the descent came within reach of its
-    /// answer, while it steers by the clearance ([`Clearing`]); whether
-    /// the check found anything within the band is left in `ws.near`.
+    /// `steer_k`: the steering step (see [`Descent::steers`]); `clear`:
+    /// the steps since the descent came within reach of its answer, while
+    /// it steers by the clearance ([`Clearing`]); whether the check found
+    /// anything within the band is left in `ws.near`.
     fn step(
         &self,
         ws: &mut Workspace,
         r: &Residual,
         lambda: f64,
-        (it, clear): (u32, Option<u32>),
+        (it, steer_k, clear): (u32, Option<u32>, Option<u32>),
         check: Option<&mut (dyn Admissible + '_)>,
     ) -> bool {
         ws.near = false;
@@ -357,7 +399,7 @@ impl Descent<'_> {
         if !solved {
             return false;
         }
-        self.steer_step(ws, lambda, (it, clear), check);
+        self.steer_step(ws, lambda, (steer_k, clear), check);
         let largest = ws.step.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let scale = if largest > self.max_step {
             self.max_step / largest
@@ -373,19 +415,21 @@ impl Descent<'_> {
 
 impl Descent<'_> {
     /// Adds the null-space steer to `ws.step` when this step steers: the
-    /// objective's pull in its first steps (every step for the posture),
-    /// the clearance's while `clear` says so.
+    /// objective's pull in its first steering steps `steer_k` (every step
+    /// for the posture), the clearance's while `clear` says so.
     fn steer_step(
         &self,
         ws: &mut Workspace,
         lambda: f64,
-        (it, clear): (u32, Option<u32>),
+        (steer_k, clear): (Option<u32>, Option<u32>),
         check: Option<&mut (dyn Admissible + '_)>,
     ) {
-        let objective = it < STEER_STEPS
-            || self
-                .steer
-                .is_some_and(|s| s.objective == Redundancy::Posture);
+        let k = steer_k.unwrap_or(u32::MAX);
+        let objective = steer_k.is_some()
+            && (k < STEER_STEPS
+                || self
+                    .steer
+                    .is_some_and(|s| s.objective == Redundancy::Posture));
         if let Some(steer) = &self.steer
             && (objective || clear.is_some())
             && lambda <= STEER_DAMPING
@@ -397,7 +441,7 @@ impl Descent<'_> {
             let gain = match (objective, steer.objective) {
                 (false, _) => 0.0,
                 (true, Redundancy::Posture) => steer.gain,
-                (true, _) => steer.gain * 0.5f64.powi(it as i32),
+                (true, _) => steer.gain * 0.5f64.powi(k as i32),
             };
             self.pull(ws, steer, gain);
             if let Some(k) = clear

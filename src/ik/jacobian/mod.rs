@@ -83,6 +83,8 @@ struct Workspace {
     step: Vec<f64>,
     rhs: Vec<f64>,
     scratch: Vec<f64>,
+    /// The answer a descent steering only once reached started from.
+    reached: Vec<f64>,
     pull: Vec<f64>,
     /// The clearance's gradient, from the solve's check.
     gradient: Vec<f64>,
@@ -110,6 +112,7 @@ impl Workspace {
             step: vec![0.0; n],
             rhs: vec![0.0; n],
             scratch: vec![0.0; n],
+            reached: vec![0.0; n],
             pull: vec![0.0; n],
             gradient: vec![0.0; n],
             near: false,
@@ -280,13 +283,13 @@ impl Setup {
             max_step: self.options.max_step,
             // The closest mode wants the self-motion nearest the seed (it
             // slides there), not steered away from it.
-            // The gradients only on pose targets for now: on position
-            // targets (the 5-joint arm's jog) they pulled a stretched arm
-            // off a jog's line (tests/jog.rs), not yet looked into. The
-            // posture pull (asked for explicitly) on every target.
-            // The clearance steers with any objective, `off` too.
+            // On position targets the gradients steer only from an answer
+            // (`once_reached`): from the start of the descent they pulled
+            // the 5-joint arm's jog, pushed out of reach, off its line
+            // (tests/jog.rs). The posture pull (asked for explicitly) as
+            // it always did, from the first step. The clearance steers
+            // with any objective, `off` too.
             steer: (search.redundant
-                && (target.wants_orientation() || o.redundancy == Redundancy::Posture)
                 && o.closest.is_none()
                 && (o.redundancy != Redundancy::Off || band > 0.0)
                 && o.null_space_gain > 0.0)
@@ -295,6 +298,8 @@ impl Setup {
                     rest: &self.rest,
                     gain: o.null_space_gain,
                     band,
+                    once_reached: !target.wants_orientation()
+                        && o.redundancy != Redundancy::Posture,
                 }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {

@@ -1,0 +1,128 @@
+//! A stream of targets (a program publishing a path at 10–50 Hz): the
+//! answers are a sampled joint path, and the motion follows the path
+//! between them instead of stopping at each.
+//!
+//! The motion limiter's `step` plans a stop at its goal every tick. Fed
+//! one answer per sample, a joint moving at speed `u` must stay
+//! `u²/2a` behind its goal to be able to stop there, and brakes and
+//! accelerates again at every sample (a saw-tooth at the acceleration
+//! limit): the tip falls behind by more than the sampling explains, and
+//! the more the faster the joints move (a redundant arm's answers move
+//! some joints faster than the path that made the targets; issue 22).
+//! Here, while the answers come at a steady pace, the goal moves from the
+//! previous answer to the latest one over the stream's period, and the
+//! limiter tracks that moving goal (`MotionLimiter::track`, within the
+//! same speed, acceleration and position limits), so the arm moves on
+//! at the path's pace and arrives at the latest answer when the next is
+//! due. A pause in the stream ends it: the goal rests at the last answer.
+
+/// Answers further apart than this (s) are not a stream: the motion goes
+/// to each as to a single target.
+pub const MAX_GAP: f64 = 0.25;
+/// Weight of the latest gap in the period's running estimate: answers
+/// come on the control ticks, so a 20 Hz stream on a 50 Hz loop arrives
+/// 40 and 60 ms apart by turns.
+const PERIOD_WEIGHT: f64 = 0.3;
+
+/// Where a stream of answers is, if one is coming.
+#[derive(Debug, Clone, Default)]
+pub struct TargetStream {
+    /// The goal moves from `from` to `to` over `period` from `since`.
+    from: Vec<f64>,
+    to: Vec<f64>,
+    since: f64,
+    /// `None` while the answers do not come as a stream.
+    period: Option<f64>,
+    /// When the latest answer came.
+    last: Option<f64>,
+}
+
+impl TargetStream {
+    /// A new answer `to` at `now`, the arm at `arm`; `speeds` the joints'
+    /// speed limits. It continues the stream when it came within
+    /// [`MAX_GAP`] of the one before and no joint would need more than its
+    /// speed limit to get there in that time, from the stream's goal or
+    /// from the arm (a reconfiguration, or an arm still on its way to
+    /// the path, is a move, not a path).
+    pub fn answered(&mut self, now: f64, to: &[f64], arm: &[f64], speeds: &[f64]) {
+        let gap = self.last.map(|t| now - t);
+        self.last = Some(now);
+        let from = match self.period {
+            Some(_) => self.goal(now).unwrap_or_else(|| self.to.clone()),
+            None => self.to.clone(),
+        };
+        let within = |a: &[f64], g: f64| {
+            a.len() == to.len()
+                && a.iter()
+                    .zip(to)
+                    .zip(speeds)
+                    .all(|((a, b), v)| (b - a).abs() <= v * g)
+        };
+        let paced = gap
+            .filter(|&g| g > 0.0 && g <= MAX_GAP)
+            .filter(|&g| within(&from, g) && within(arm, g));
+        self.period = paced.map(|g| match self.period {
+            Some(p) => p + PERIOD_WEIGHT * (g - p),
+            None => g,
+        });
+        self.from = from;
+        self.to = to.to_vec();
+        self.since = now;
+    }
+
+    /// Ends the stream (the goal was set some other way).
+    pub fn end(&mut self) {
+        self.period = None;
+        self.last = None;
+    }
+
+    /// The latest answer, while a stream is on.
+    pub fn answer(&self) -> Option<&[f64]> {
+        self.period.map(|_| self.to.as_slice())
+    }
+
+    /// The moving goal at time `t`, while a stream is on: on the way from
+    /// the previous answer to the latest, at it from one period on.
+    pub fn goal(&self, t: f64) -> Option<Vec<f64>> {
+        let p = self.period?;
+        let s = ((t - self.since) / p).clamp(0.0, 1.0);
+        Some(
+            self.from
+                .iter()
+                .zip(&self.to)
+                .map(|(a, b)| a + s * (b - a))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steady_answers_are_followed_between_samples_and_a_pause_ends_the_stream() {
+        let mut s = TargetStream::default();
+        let speeds = [1.0];
+        s.answered(0.0, &[0.0], &[0.0], &speeds);
+        assert!(s.goal(0.02).is_none(), "one answer is not a stream");
+        s.answered(0.05, &[0.01], &[0.0], &speeds);
+        let g = s.goal(0.075).unwrap();
+        assert!((g[0] - 0.005).abs() < 1e-12, "{g:?}");
+        assert_eq!(s.goal(0.2).unwrap(), vec![0.01]);
+        s.answered(0.5, &[0.02], &[0.01], &speeds);
+        assert!(s.goal(0.52).is_none(), "a pause ends the stream");
+    }
+
+    #[test]
+    fn a_jump_faster_than_the_joints_is_no_stream() {
+        let mut s = TargetStream::default();
+        s.answered(0.0, &[0.0], &[0.0], &[1.0]);
+        s.answered(0.05, &[0.2], &[0.0], &[1.0]);
+        assert!(s.goal(0.06).is_none());
+        s.answered(0.1, &[0.21], &[0.0], &[1.0]);
+        assert!(s.goal(0.11).is_none(), "the arm is still on its way");
+        s.answered(0.15, &[0.22], &[0.2], &[1.0]);
+        assert!(s.goal(0.16).is_some(), "the arm is on the path again");
+    }
+}
