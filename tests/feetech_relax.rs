@@ -111,7 +111,13 @@ fn the_return_delay_is_set_to_0_where_it_is_not_and_said_once() {
     let dir = TempDir::new("ft-delay");
     let link = dir.path().join("bus");
     let log = dir.path().join("log.jsonl");
-    let mut sim = start(&link, &log, &["--delay", "2:0", "--delay", "4:20"]);
+    let mut sim = start(
+        &link,
+        &log,
+        &[
+            "--delay", "1:250", "--delay", "3:250", "--delay", "4:20", "--delay", "5:250",
+        ],
+    );
     let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
     assert!(
         stream_until(&mut servo, None, 10.0, |s| connected(&s.status())),

@@ -47,7 +47,8 @@ ID}, {"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (the servo is
 moved there, as by hand).
 
 Return delay time (register 7, 2 µs units, EEPROM): every servo starts at
-the factory 250 (500 µs), or --delay ID:VALUE; a servo's reply goes out its
+0 (as LeRobot leaves it), or at --delay ID:VALUE (250, 500 µs, is the
+factory value: scripts/teleop-bench starts every servo there); a servo's reply goes out its
 return delay after the instruction came in (in a SYNC READ, after the servo
 before it), a deadline the simulator sleeps to; there is no byte time. A
 write of it is logged as {"t", "id", "event": "delay", "old", "new", "lock"}
@@ -96,7 +97,7 @@ class Servo:
         self.table = bytearray(256)
         self.set_word(MODEL, model)
         self.table[ID] = ident
-        self.table[DELAY] = 250
+        self.table[DELAY] = 0
         self.table[LOCK] = 1
         self.set_word(9, 0)
         self.set_word(11, top)
@@ -355,7 +356,7 @@ def main():
     ap.add_argument("--silent-after-goals", type=int)
     ap.add_argument("--flags", type=pair, action="append", default=[])
     ap.add_argument("--delay", type=pair, action="append", default=[],
-                    help="ID:VALUE, the servo's return delay time (default 250, 2 us units)")
+                    help="ID:VALUE, the servo's return delay time (default 0; factory 250, 2 us units)")
     ap.add_argument("--model", type=pair, action="append", default=[])
     ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--garbage", action="store_true")
