@@ -433,3 +433,64 @@ fn a_servo_going_silent_is_named_while_the_others_keep_reporting() {
         .collect();
     assert_eq!(quiet.len(), 1, "only servo 4 is missing: {quiet:?}");
 }
+
+/// Return Delay Time at the factory 250 (500 µs before every reply) is set
+/// to 0 when the session starts, as LeRobot's `configure_motors` does, and
+/// said once naming the servos; a servo already at 0 is not written (the
+/// EEPROM is not rewritten at every start), nor one whose torque is on
+/// (its EEPROM is locked, and switching it off would let the arm drop):
+/// that one is named as left alone.
+#[test]
+fn the_return_delay_is_set_to_0_where_it_is_not_and_said_once() {
+    if !have_python() {
+        return;
+    }
+    let dir = TempDir::new("dxl-delay");
+    let link = dir.path().join("bus");
+    let mut sim = start(&dir, "log", &link, &["--delay", "3:0"]);
+    // Servo 5 was left holding by an earlier run.
+    sim.control(json!({"write": [5, 64, 1, 1]}));
+    let mut servo = open(&link, calibration(OnExit::Hold));
+    assert!(
+        stream_until(&mut servo, None, 10.0, |s| connected(&s.status())),
+        "never connected: {}",
+        servo.status().describe()
+    );
+    let notices: Vec<String> = std::iter::from_fn(|| servo.take_notice()).collect();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(
+        notices[0].starts_with("Dynamixel return delay time set to 0")
+            && notices[0].contains("servo id 1 from 250 (500 µs), id 2 from 250 (500 µs), id 4")
+            && !notices[0].contains("id 3 ")
+            && !notices[0].contains("id 5 "),
+        "{notices:?}"
+    );
+    assert!(
+        notices[1].contains("left as it is on servo id 5 (250)"),
+        "{notices:?}"
+    );
+    // Said once: nothing more after more frames.
+    let _ = stream_until(&mut servo, None, 0.3, |_| false);
+    assert_eq!(servo.take_notice(), None);
+    servo.close();
+    let written: Vec<(u64, i64, i64)> = sim
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "delay")
+        .map(|e| {
+            let n = |k: &str| e[k].as_i64().unwrap();
+            (e["id"].as_u64().unwrap(), n("old"), n("new"))
+        })
+        .collect();
+    assert_eq!(
+        written,
+        [(1, 250, 0), (2, 250, 0), (4, 250, 0), (6, 250, 0)],
+        "servo 3 (already 0) and 5 (torque on) must not be written"
+    );
+    let servos = &sim.control(json!({"dump": true}))["servos"];
+    // (The dump reads registers signed.)
+    let delays: Vec<u8> = (1..=6)
+        .map(|id| servos[id.to_string()]["delay"].as_i64().unwrap() as u8)
+        .collect();
+    assert_eq!(delays, [0, 0, 0, 0, 250, 0]);
+}

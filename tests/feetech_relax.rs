@@ -3,7 +3,8 @@
 //! relaxing writes torque off to every servo and nothing else while the
 //! servos are moved by hand, enabling resumes from where they were moved
 //! (goal = present, torque on, then the slow move), and each servo's load
-//! and overload flag are reported as the joint's effort. Needs `python3`
+//! and overload flag are reported as the joint's effort; connecting sets
+//! each servo's return delay to 0 where it is not. Needs `python3`
 //! (SKIP without it, unless `CI` is set).
 #![cfg(feature = "app")]
 
@@ -95,4 +96,70 @@ fn load_is_reported_per_joint_and_an_obstacle_raises_the_overload_flag() {
         st.servo_errors.iter().any(|e| e == "servo id 2: overload"),
         "{st:?}"
     );
+}
+
+/// Return delay time at the factory 250 (500 µs before every reply, six
+/// times in a SYNC READ) is set to 0 when the session starts, as LeRobot's
+/// `configure_motors` does, with the EEPROM unlocked for the write (so it
+/// is kept at power-off) and locked again; said once, naming the servos;
+/// a servo already at 0 is not written.
+#[test]
+fn the_return_delay_is_set_to_0_where_it_is_not_and_said_once() {
+    if !have_python() {
+        return;
+    }
+    let dir = TempDir::new("ft-delay");
+    let link = dir.path().join("bus");
+    let log = dir.path().join("log.jsonl");
+    let mut sim = start(
+        &link,
+        &log,
+        &[
+            "--delay", "1:250", "--delay", "3:250", "--delay", "4:20", "--delay", "5:250",
+        ],
+    );
+    let mut servo = SerialServo::open(link.to_str().unwrap(), calibration(false)).unwrap();
+    assert!(
+        stream_until(&mut servo, None, 10.0, |s| connected(&s.status())),
+        "never connected: {}",
+        servo.status().describe()
+    );
+    let notice = servo.take_notice().unwrap_or_default();
+    assert_eq!(
+        notice,
+        "Feetech return delay time set to 0 (replies at once, as LeRobot sets it) on servo \
+         id 1 from 250 (500 µs), id 3 from 250 (500 µs), id 4 from 20 (40 µs), \
+         id 5 from 250 (500 µs)"
+    );
+    let _ = stream_until(&mut servo, None, 0.3, |_| false);
+    assert_eq!(servo.take_notice(), None, "said twice");
+    servo.close();
+    let written: Vec<(u64, i64, i64, i64)> = sim
+        .events()
+        .iter()
+        .filter(|e| e["event"] == "delay")
+        .map(|e| {
+            let n = |k: &str| e[k].as_i64().unwrap();
+            (e["id"].as_u64().unwrap(), n("old"), n("new"), n("lock"))
+        })
+        .collect();
+    assert_eq!(
+        written,
+        [
+            (1, 250, 0, 0),
+            (3, 250, 0, 0),
+            (4, 20, 0, 0),
+            (5, 250, 0, 0)
+        ],
+        "servo 2 (already 0) must not be written; the others unlocked for it"
+    );
+    let servos = &sim.control(serde_json::json!({"dump": true}))["servos"];
+    for id in 1..=5 {
+        let s = &servos[id.to_string()];
+        assert_eq!(
+            (s["delay"].as_i64(), s["lock"].as_i64()),
+            (Some(0), Some(1)),
+            "servo {id}"
+        );
+    }
 }

@@ -104,6 +104,21 @@ fn a_koch_follower_copies_a_koch_leader_gripper_included() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{said}{err}");
     assert!(err.contains("torque off"), "{err}");
+    // Both buses' servos start at the factory return delay (the
+    // simulator's default): set to 0 on each, and said once per arm.
+    let set = "Dynamixel return delay time set to 0 (replies at once, as LeRobot sets it) on servo \
+               id 1 from 250 (500 µs)";
+    assert_eq!(
+        err.matches(&format!("arm_ik teleop: {set}")).count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(
+        err.matches(&format!("arm_ik teleop: leader arm: {set}"))
+            .count(),
+        1,
+        "{err}"
+    );
     for id in 1..=6 {
         assert!(
             leader.goals(id).is_empty(),

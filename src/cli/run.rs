@@ -473,6 +473,10 @@ impl arm_ik::run::Observer for Printer {
     fn bad_input(&mut self, e: &InputError) {
         errln!("arm_ik {}: {e} (skipped)", self.name);
     }
+
+    fn notice(&mut self, line: &str) {
+        errln!("arm_ik {}: {line}", self.name);
+    }
 }
 
 pub(super) fn write_text(out: &mut impl Write, name: &str, s: &RunSummary) -> std::io::Result<()> {

@@ -57,6 +57,10 @@ impl Observer for Watch {
         self.printer.bad_input(error);
     }
 
+    fn notice(&mut self, line: &str) {
+        self.printer.notice(line);
+    }
+
     fn target(&mut self, now: f64, target: &Target) {
         let stamp = self.stamp(now);
         let p = target.position;

@@ -54,6 +54,9 @@ pub trait Observer {
     /// or a viewer shows as the target. Called before that tick's
     /// [`Observer::tick`].
     fn target(&mut self, _now: f64, _target: &Target) {}
+    /// A line to say once: what connecting changed on the servos (the
+    /// follower's, or a leader arm's).
+    fn notice(&mut self, _line: &str) {}
 }
 
 /// Watches nothing.
@@ -109,6 +112,12 @@ pub fn run<S: ServoOutput>(
             input_ended = Some(now);
         }
         let tick = core.tick(now);
+        while let Some(n) = core
+            .take_link_notice()
+            .or_else(|| source.take_link_notice())
+        {
+            observer.notice(&n);
+        }
         let st = core.status();
         catch_up.observe(now, st);
         delivery.observe(st.targets.reached, st.link_ok);

@@ -185,10 +185,18 @@ impl LeaderSource {
         }
     }
 
-    /// What changed about the leader's link since last asked: it went
-    /// silent, or it reads again.
+    /// What changed about the leader's link since last asked: what
+    /// connecting set up on its servos, it went silent, or it reads again.
     pub fn take_notice(&mut self) -> Option<String> {
-        self.notice.take()
+        self.take_link_notice().or_else(|| self.notice.take())
+    }
+
+    /// What connecting set up on the leader's servos, once (see
+    /// [`ServoOutput::take_notice`]).
+    pub fn take_link_notice(&mut self) -> Option<String> {
+        self.leader
+            .take_notice()
+            .map(|n| format!("leader arm: {n}"))
     }
 
     /// Reads the leader now and hands `take` its pose as a `leader` frame

@@ -92,6 +92,14 @@ impl LineSource {
 }
 
 impl Source {
+    /// What connecting set up on a leader arm's servos, once.
+    pub fn take_link_notice(&mut self) -> Option<String> {
+        match self {
+            Source::Leader { leader, .. } => leader.take_link_notice(),
+            _ => None,
+        }
+    }
+
     /// Hands `take` the commands due at node time `now` (s). `stop` ends a
     /// wait for input early.
     pub fn poll(&mut self, now: f64, stop: &AtomicBool, take: &mut impl FnMut(Input)) -> Poll {

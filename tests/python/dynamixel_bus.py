@@ -62,6 +62,8 @@ with --log-replies every status packet sent (see --help), torque writes {"t", "i
 Options to misbehave: --silent ID (never answers; repeatable),
 --silent-after-goals N (with --silent: answers until it has N goal writes),
 --model ID:NAME|NUMBER, --mode ID:CODE, --firmware ID:N, --hw-error ID:BITS,
+--delay ID:VALUE (return delay time, 2 µs units; every servo starts at the
+factory 250, and a write of it is logged as {"event": "delay", "old", "new"}),
 --obstacle ID:POS, --noise (random bytes and a corrupt status packet before
 every reply).
 
@@ -316,6 +318,7 @@ class Bus:
         if len(presents) != len(args.ids):
             sys.exit("dynamixel_bus: --present needs one value or one per id")
         models, modes, firmware = dict(args.model), dict(args.mode), dict(args.firmware)
+        delays = dict(args.delay)
         code = BAUDS.index(args.baud)
         self.servos = {}
         for i, p in zip(args.ids, presents):
@@ -323,6 +326,7 @@ class Bus:
             fw = firmware.get(i, 52 if MODELS[model][2] == 330 else 46)
             s = Servo(i, model, p, fw, code)
             s.set("mode", modes.get(i, 3))
+            s.set("delay", delays.get(i, 250))
             self.servos[i] = s
         for i, bits in args.hw_error:
             self.servos[i].latch(bits)
@@ -394,8 +398,10 @@ class Bus:
         if err:
             self.record(id=servo.id, event="refused", addr=addr, error=err, via=via)
             return err
-        old_homing = servo.get("homing")
+        old_homing, old_delay = servo.get("homing"), servo.t[9]
         servo.t[addr:addr + len(data)] = data
+        if addr <= 9 < addr + len(data):
+            self.record(id=servo.id, event="delay", old=old_delay, new=servo.t[9])
         if addr < 24 and addr + len(data) > 20:
             servo.set("present", int(round(servo.actual)) + servo.get("homing"))
             self.record(id=servo.id, event="homing", old=old_homing, new=servo.get("homing"))
@@ -578,6 +584,8 @@ def main():
     ap.add_argument("--mode", type=pair, action="append", default=[])
     ap.add_argument("--firmware", type=pair, action="append", default=[])
     ap.add_argument("--hw-error", type=pair, action="append", default=[])
+    ap.add_argument("--delay", type=pair, action="append", default=[],
+                    help="ID:VALUE, the servo's return delay time (default 250)")
     ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--silent", type=int, action="append", default=[])
     ap.add_argument("--silent-after-goals", type=int)

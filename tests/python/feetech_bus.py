@@ -46,8 +46,16 @@ stdout: {"dump": true} (every servo's state), {"silent": ID}, {"unsilent":
 ID}, {"obstacle": [ID, POS or null]}, {"present": [ID, POS]} (the servo is
 moved there, as by hand).
 
---log-replies also logs every status packet sent (see --help): the
-simulator answers at once, with no return delay or byte time.
+Return delay time (register 7, 2 µs units, EEPROM): every servo starts at
+0 (as LeRobot leaves it), or at --delay ID:VALUE (250, 500 µs, is the
+factory value: scripts/teleop-bench starts every servo there); a servo's reply goes out its
+return delay after the instruction came in (in a SYNC READ, after the servo
+before it), a deadline the simulator sleeps to; there is no byte time. A
+write of it is logged as {"t", "id", "event": "delay", "old", "new", "lock"}
+("lock": the lock flag, 55, when it was written; 0 = the value is kept at
+power-off).
+
+--log-replies also logs every status packet sent (see --help).
 
 --hand ID:LOW:HIGH moves servo ID by one tick at each read of its present
 position (see simbus.Hand), logging each read as {"t", "id", "read"}.
@@ -62,13 +70,15 @@ from simbus import Hand, Log, serve
 
 BROADCAST = 0xFE
 PING, READ, WRITE, SYNC_READ, SYNC_WRITE = 0x01, 0x02, 0x03, 0x82, 0x83
-MODEL, ID, TORQUE, GOAL, PRESENT, SPEED, LOAD, MOVING = 3, 5, 40, 42, 56, 58, 60, 66
+MODEL, ID, DELAY, TORQUE, GOAL, PRESENT, SPEED, LOAD, MOVING = 3, 5, 7, 40, 42, 56, 58, 60, 66
+LOCK = 55
 OVERLOAD = 32
 # Seconds of pushing against an obstacle before the overload flag.
 OVERLOAD_AFTER = 1.0
 # Registers a WRITE may change: the RAM control block from torque enable
-# up to the lock flag (40..55), plus the EEPROM position limits and mode.
-WRITABLE = set(range(9, 13)) | {31, 32, 33} | set(range(40, 56))
+# up to the lock flag (40..55), plus the EEPROM return delay, position
+# limits and mode.
+WRITABLE = {DELAY} | set(range(9, 13)) | {31, 32, 33} | set(range(40, 56))
 
 
 def checksum(body):
@@ -87,6 +97,8 @@ class Servo:
         self.table = bytearray(256)
         self.set_word(MODEL, model)
         self.table[ID] = ident
+        self.table[DELAY] = 0
+        self.table[LOCK] = 1
         self.set_word(9, 0)
         self.set_word(11, top)
         self.table[62] = 120  # 12.0 V
@@ -172,6 +184,8 @@ class Bus:
                        for i, p in zip(args.ids, presents)}
         for i, bits in args.flags:
             self.servos[i].flags = bits
+        for i, delay in args.delay:
+            self.servos[i].table[DELAY] = delay
         for i, pos in args.obstacle:
             self.servos[i].block_at(pos)
         for i in args.silent:
@@ -184,6 +198,9 @@ class Bus:
         self.log_replies = args.log_replies
         # The instruction being answered, and when its bytes came in.
         self.inst, self.heard = None, None
+        # The same on the monotonic clock, and when the bus is free again
+        # (the end of the last reply's return delay).
+        self.heard_at = self.free = 0.0
 
     def live(self, ident):
         s = self.servos.get(ident)
@@ -208,11 +225,17 @@ class Bus:
             bad[-1] ^= 0x5A
             out += junk + bytes(bad) + b"\xff"
         out += packet(servo.id, servo.error_byte(), params)
+        due = max(self.free, self.heard_at) + servo.table[DELAY] * 2e-6
+        left = due - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+        self.free = due
         os.write(self.fd, out)
         if self.log_replies:
             self.record(id=servo.id, reply=self.inst, bytes=len(out), heard=self.heard)
 
     def write(self, servo, addr, data, via):
+        old_delay = servo.table[DELAY]
         for k, b in enumerate(data):
             if addr + k in WRITABLE:
                 servo.table[addr + k] = b
@@ -224,6 +247,9 @@ class Bus:
                 self.record(id=servo.id, event="silent")
         if addr <= TORQUE < addr + len(data):
             self.record(id=servo.id, torque=servo.table[TORQUE])
+        if addr <= DELAY < addr + len(data):
+            self.record(id=servo.id, event="delay", old=old_delay, new=servo.table[DELAY],
+                        lock=servo.table[LOCK])
 
     def handle(self, ident, code, p):
         self.inst = code
@@ -264,7 +290,7 @@ class Bus:
     def feed(self, data):
         """Splits the byte stream into instruction packets; resynchronises
         on the next header after anything invalid."""
-        self.heard = time.time()
+        self.heard, self.heard_at = time.time(), time.monotonic()
         self.buf += data
         while True:
             start = self.buf.find(b"\xff\xff")
@@ -307,7 +333,8 @@ class Bus:
             self.servos[i].set_word(PRESENT, pos)
         return {"servos": {str(i): {"present": s.word(PRESENT), "goal": s.word(GOAL),
                                     "torque": s.table[TORQUE], "load": s.word(LOAD),
-                                    "flags": s.error_byte(), "silent": s.silent}
+                                    "flags": s.error_byte(), "silent": s.silent,
+                                    "delay": s.table[DELAY], "lock": s.table[LOCK]}
                            for i, s in self.servos.items()}}
 
 
@@ -328,6 +355,8 @@ def main():
     ap.add_argument("--silent", type=int, action="append", default=[])
     ap.add_argument("--silent-after-goals", type=int)
     ap.add_argument("--flags", type=pair, action="append", default=[])
+    ap.add_argument("--delay", type=pair, action="append", default=[],
+                    help="ID:VALUE, the servo's return delay time (default 0; factory 250, 2 us units)")
     ap.add_argument("--model", type=pair, action="append", default=[])
     ap.add_argument("--obstacle", type=pair, action="append", default=[])
     ap.add_argument("--garbage", action="store_true")

@@ -155,9 +155,20 @@ impl<S: ServoOutput> NodeCore<S> {
         self.steering.marker_snapshot()
     }
 
+    /// What connecting to the servos changed on them (see
+    /// [`ServoOutput::take_notice`]), once: the part of
+    /// [`take_notice`](Self::take_notice) a front-end without a log of its
+    /// own (the CLI's run loop) still says.
+    pub fn take_link_notice(&mut self) -> Option<String> {
+        self.servo.take_notice()
+    }
+
     /// A line for the front-end to log once (the node says some things
     /// once rather than every tick).
     pub fn take_notice(&mut self) -> Option<String> {
+        if let Some(n) = self.take_link_notice() {
+            return Some(n);
+        }
         if !self.notices.is_empty() {
             return Some(self.notices.remove(0));
         }

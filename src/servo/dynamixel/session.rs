@@ -5,7 +5,9 @@
 //! names and has no hardware error latched, check its operating mode
 //! follows goal positions (position, extended position or current-based
 //! position; otherwise refused with the fix), and read the current limit
-//! of the models that sense current. Enabling reads the present positions,
+//! of the models that sense current; then set each servo's Return Delay
+//! Time to 0 where it is not (`set_return_delay` says why).
+//! Enabling reads the present positions,
 //! then per servo writes the goal current (joints that set one), goal =
 //! present and torque on, each acknowledged, so no servo jumps to an old
 //! goal. Relaxing writes torque off to every servo, each acknowledged.
@@ -52,6 +54,8 @@ pub struct DynamixelSession {
     readings: Readings,
     /// Every servo answers FAST SYNC READ (learned from PING).
     fast: bool,
+    /// What opening changed on the servos, for the caller to say once.
+    notes: Vec<String>,
 }
 
 /// What the servos last reported, chain order.
@@ -156,6 +160,7 @@ impl DynamixelSession {
                 full_load: vec![1000.0; n],
             },
             fast: false,
+            notes: Vec::new(),
         })
     }
 
@@ -289,6 +294,47 @@ impl DynamixelSession {
         }
     }
 
+    /// Return Delay Time 0 on every servo that has another, as LeRobot's
+    /// `configure_motors` does: the factory 250 (2 µs units: 500 µs, the
+    /// ROBOTIS e-manual's control table, address 9) is waited before every
+    /// reply, 1.42 ms of the six-servo FAST SYNC READ at 1 Mbaud instead
+    /// of 0.92. Read first, written only where not already 0, so the
+    /// EEPROM is not rewritten at every start. The register is in EEPROM,
+    /// which the servo locks while its torque is on: such a servo (left
+    /// holding by an earlier run) is left as it is and named, since
+    /// switching its torque off here would let the arm drop; it is set at
+    /// the next start from power-on.
+    fn set_return_delay(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        let (mut changed, mut held) = (Vec::new(), Vec::new());
+        for k in 0..self.bus.len() {
+            let delay = self.read(io, k, reg::RETURN_DELAY_TIME, "return delay time")?;
+            if delay == 0 {
+                continue;
+            }
+            let id = self.bus.ids[k];
+            if self.read(io, k, reg::TORQUE_ENABLE, "torque enable")? != 0 {
+                held.push(format!("id {id} ({delay})"));
+                continue;
+            }
+            self.write(io, k, reg::RETURN_DELAY_TIME, 0, "return delay time 0")?;
+            changed.push(format!("id {id} from {delay} ({} µs)", 2 * delay));
+        }
+        if !changed.is_empty() {
+            self.notes.push(format!(
+                "Dynamixel return delay time set to 0 (replies at once, as LeRobot sets it) on servo {}",
+                changed.join(", ")
+            ));
+        }
+        if !held.is_empty() {
+            self.notes.push(format!(
+                "Dynamixel return delay time left as it is on servo {} (2 µs units): the torque \
+                 is on, which locks the EEPROM; it is set to 0 at a start with the torque off",
+                held.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// READs the hardware error status of one servo that raised the alert
     /// and has not been asked yet, so the status can name its error.
     fn read_hardware_error(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
@@ -369,6 +415,7 @@ impl Session for DynamixelSession {
             self.check_mode(io, k)?;
             self.check_current(io, k)?;
         }
+        self.set_return_delay(io)?;
         self.fast = fast;
         self.bus.set_running();
         Ok(())
@@ -431,6 +478,10 @@ impl Session for DynamixelSession {
 
     fn last_reply(&self) -> Option<Instant> {
         self.bus.last_reply()
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     /// Names each servo quiet for the reply timeout, and each with a

@@ -54,6 +54,9 @@ pub mod reg {
     pub const ID: u8 = 5;
     /// Baud rate code (0 = 1 Mbaud).
     pub const BAUD_RATE: u8 = 6;
+    /// Return delay time, 1 byte, 2 µs units (factory 250: 500 µs),
+    /// EEPROM.
+    pub const RETURN_DELAY_TIME: u8 = 7;
     pub const MIN_POSITION_LIMIT: u8 = 9;
     pub const MAX_POSITION_LIMIT: u8 = 11;
     /// Homing offset, 2 bytes, sign bit 11.
@@ -67,6 +70,7 @@ pub mod reg {
     /// Goal speed, 2 bytes, sign bit 15.
     pub const GOAL_SPEED: u8 = 46;
     pub const TORQUE_LIMIT: u8 = 48;
+    /// EEPROM write lock: 0 = writes to EEPROM are kept at power-off.
     pub const LOCK: u8 = 55;
     pub const PRESENT_POSITION: u8 = 56;
     pub const PRESENT_SPEED: u8 = 58;

@@ -65,6 +65,8 @@ pub struct FeetechSession {
     readings: Readings,
     /// Without SYNC READ: the servo to READ next (round robin over ticks).
     next_read: usize,
+    /// What opening changed on the servos, for the caller to say once.
+    notes: Vec<String>,
 }
 
 /// What the servos last reported, chain order.
@@ -141,6 +143,7 @@ impl FeetechSession {
                 flags: vec![ServoFlags::default(); n],
             },
             next_read: 0,
+            notes: Vec::new(),
         })
     }
 
@@ -157,6 +160,22 @@ impl FeetechSession {
         let s = self.bus.request(io, k, packet, len, what)?;
         self.readings.flags[k] = s.flags;
         Ok(s)
+    }
+
+    /// READ of a one-byte register of servo `ids[k]`.
+    fn read_byte(
+        &mut self,
+        io: &mut dyn SerialPort,
+        k: usize,
+        addr: u8,
+        what: &str,
+    ) -> Result<u8, SessionError> {
+        let id = self.bus.ids[k];
+        let s = self.request(io, k, feetech::read(id, addr, 1), 1, what)?;
+        let d = s
+            .data(1)
+            .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
+        Ok(d[0])
     }
 
     /// READ of a two-byte register of servo `ids[k]`.
@@ -216,6 +235,49 @@ impl FeetechSession {
         )))
     }
 
+    /// Return delay time 0 on every servo that has another, as LeRobot's
+    /// `configure_motors` does: the factory 250 (2 µs units: 500 µs) is
+    /// waited before every reply, six times in a six-servo SYNC READ.
+    /// Read first, written only where not already 0, so the EEPROM is not
+    /// rewritten at every start. The register is in EEPROM, kept at
+    /// power-off only while the lock flag (55 on STS servos) is 0: a
+    /// locked STS servo is unlocked for the write and locked again (SCS
+    /// servos keep their lock elsewhere, which is left alone: the write
+    /// then holds until power-off).
+    fn set_return_delay(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        let mut changed = Vec::new();
+        for k in 0..self.bus.len() {
+            let delay = self.read_byte(io, k, reg::RETURN_DELAY_TIME, "return delay time")?;
+            if delay == 0 {
+                continue;
+            }
+            let lock = match self.endian {
+                Endian::Little => self.read_byte(io, k, reg::LOCK, "lock")?,
+                Endian::Big => 0,
+            };
+            if lock != 0 {
+                self.write_acked(io, k, reg::LOCK, &[0], "unlock the EEPROM")?;
+            }
+            self.write_acked(io, k, reg::RETURN_DELAY_TIME, &[0], "return delay time 0")?;
+            if lock != 0 {
+                self.write_acked(io, k, reg::LOCK, &[lock], "lock the EEPROM again")?;
+            }
+            let delay = u32::from(delay);
+            changed.push(format!(
+                "id {} from {delay} ({} µs)",
+                self.bus.ids[k],
+                2 * delay
+            ));
+        }
+        if !changed.is_empty() {
+            self.notes.push(format!(
+                "Feetech return delay time set to 0 (replies at once, as LeRobot sets it) on servo {}",
+                changed.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// Reads every servo's feedback: one SYNC READ, or without it one READ
     /// at a time, as many as fit in the reply window; true when any
     /// position came in (late replies to the previous tick included).
@@ -268,7 +330,9 @@ impl Session for FeetechSession {
     /// 1. PING each id: a missing servo fails the connection with its id
     ///    named, before anything is written;
     /// 2. READ the model number: anything but the joint's model in the
-    ///    calibration is refused (see `check_model`).
+    ///    calibration is refused (see `check_model`);
+    /// 3. set the return delay time to 0 where it is not (see
+    ///    `set_return_delay`), the one register opening may write.
     fn open(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
         self.bus.restart(io)?;
         self.readings.flags.fill(ServoFlags::default());
@@ -279,6 +343,7 @@ impl Session for FeetechSession {
         for k in 0..self.bus.len() {
             self.check_model(io, k)?;
         }
+        self.set_return_delay(io)?;
         self.bus.set_running();
         Ok(())
     }
@@ -349,6 +414,10 @@ impl Session for FeetechSession {
     /// [`report`](Session::report) names it.
     fn last_reply(&self) -> Option<Instant> {
         self.bus.last_reply()
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
     }
 
     /// Names each servo that has not answered for the reply timeout and

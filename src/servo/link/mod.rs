@@ -84,6 +84,8 @@ struct Slot {
     /// The caller wants the servos limp.
     relaxed: bool,
     stop: bool,
+    /// What the session's set-up changed on the hardware, not yet taken.
+    notes: Vec<String>,
 }
 
 struct Shared {
@@ -130,6 +132,7 @@ impl Link {
                 },
                 relaxed: false,
                 stop: false,
+                notes: Vec::new(),
             }),
             wake: Condvar::new(),
         });
@@ -196,6 +199,13 @@ impl Link {
     /// A copy of the link's state.
     pub fn status(&self) -> LinkStatus {
         self.shared.lock().status.clone()
+    }
+
+    /// What setting the hardware up changed on it since last asked (one
+    /// line each: which servos, what was written, from what), for the
+    /// caller to say once.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut self.shared.lock().notes)
     }
 
     /// Present positions, when the servos report them.

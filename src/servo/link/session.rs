@@ -150,6 +150,12 @@ pub trait Session: Send {
     /// single servos ([`LinkStatus::servo_errors`]), garbage and lost
     /// frames, and its own counters as named [`details`](LinkStatus::details).
     fn report(&self, status: &mut LinkStatus);
+    /// What setting the hardware up changed on it (a register written,
+    /// naming the servos and the old values), one line each, taken once
+    /// after [`open`](Session::open) for the caller to say once.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
     /// Called on [`Link::close`](super::Link::close) while the port is
     /// still open, after the link did what `link.on_exit` says.
     fn close(&mut self, _io: &mut dyn SerialPort) {}

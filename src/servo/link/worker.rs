@@ -169,7 +169,10 @@ impl Worker {
     /// arm that was relaxed stays relaxed).
     fn connect(&mut self) -> Result<Box<dyn SerialPort>, SessionError> {
         let mut port = open_port(&self.path, self.settings.baud)?;
-        self.session.open(port.as_mut())?;
+        let opened = self.session.open(port.as_mut());
+        let notes = self.session.take_notes();
+        self.shared.lock().notes.extend(notes);
+        opened?;
         let relaxed = self.shared.lock().relaxed;
         if relaxed {
             self.session.relax(port.as_mut())?;

@@ -67,6 +67,12 @@ pub trait ServoOutput {
     fn effort(&self) -> Option<Vec<Effort>> {
         None
     }
+    /// A line about what connecting changed on the hardware (a register
+    /// set up on the servos), to say once; `None` when there is nothing
+    /// (more) to say.
+    fn take_notice(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// One of the outputs a node can drive: virtual servos (simulation) or
@@ -150,6 +156,13 @@ impl ServoOutput for Output {
         match self {
             Output::Virtual(s) => s.effort(),
             Output::Serial(s) => s.effort(),
+        }
+    }
+
+    fn take_notice(&mut self) -> Option<String> {
+        match self {
+            Output::Virtual(s) => s.take_notice(),
+            Output::Serial(s) => s.take_notice(),
         }
     }
 }

@@ -50,6 +50,8 @@ pub struct SerialServo {
     ok: bool,
     /// Paced by the caller: how long each command waits for its frame.
     exchange: Option<Duration>,
+    /// Lines from the link's set-up not yet taken.
+    notes: std::collections::VecDeque<String>,
     /// The last command's frame read present positions (paced only).
     fresh: bool,
 }
@@ -109,6 +111,7 @@ impl SerialServo {
             ok: false,
             exchange: None,
             fresh: false,
+            notes: Default::default(),
         })
     }
 
@@ -256,5 +259,12 @@ impl ServoOutput for SerialServo {
                 })
                 .collect(),
         )
+    }
+
+    /// What the session changed on the servos when it set them up (e.g.
+    /// the return delay), once each, as the link thread reports it.
+    fn take_notice(&mut self) -> Option<String> {
+        self.notes.extend(self.link.take_notes());
+        self.notes.pop_front()
     }
 }
