@@ -170,12 +170,8 @@ impl FeetechSession {
         addr: u8,
         what: &str,
     ) -> Result<u8, SessionError> {
-        let id = self.bus.ids[k];
-        let s = self.request(io, k, feetech::read(id, addr, 1), 1, what)?;
-        let d = s
-            .data(1)
-            .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
-        Ok(d[0])
+        let [b] = self.read_register(io, k, addr, what)?;
+        Ok(b)
     }
 
     /// READ of a two-byte register of servo `ids[k]`.
@@ -186,12 +182,27 @@ impl FeetechSession {
         addr: u8,
         what: &str,
     ) -> Result<u16, SessionError> {
+        let d = self.read_register(io, k, addr, what)?;
+        Ok(self.endian.read_word(d))
+    }
+
+    /// READ of the `N` bytes at `addr` of servo `ids[k]`, an error naming
+    /// the servo and `what` when the reply does not carry them.
+    fn read_register<const N: usize>(
+        &mut self,
+        io: &mut dyn SerialPort,
+        k: usize,
+        addr: u8,
+        what: &str,
+    ) -> Result<[u8; N], SessionError> {
         let id = self.bus.ids[k];
-        let s = self.request(io, k, feetech::read(id, addr, 2), 2, what)?;
+        let s = self.request(io, k, feetech::read(id, addr, N as u8), N, what)?;
         let d = s
-            .data(2)
+            .data(N)
             .map_err(|e| SessionError::Device(format!("servo id {id}, {what}: {e}")))?;
-        Ok(self.endian.read_word([d[0], d[1]]))
+        let mut out = [0u8; N];
+        out.copy_from_slice(&d[..N]);
+        Ok(out)
     }
 
     /// WRITE to servo `ids[k]`, waiting for its acknowledgement so that
