@@ -97,6 +97,8 @@ impl World {
             self.measure_pair(k as usize, &mut best);
         }
         self.order = order;
+        // Every pair measured or bounded: none is nearer than the best.
+        self.coherence.keep_nearest(axes, best.near.distance);
         if best.near.distance >= cap {
             return Closest {
                 near: Nearest::NONE,
@@ -141,6 +143,9 @@ impl World {
         clearance: f64,
         sweep: Option<&[f64]>,
     ) -> Result<(), Nearest> {
+        if self.coherence.settles(&self.body, axes, clearance, sweep) {
+            return Ok(());
+        }
         self.place(axes);
         let extra = |o: Owner| match (o, sweep) {
             (Owner::Link(l), Some(s)) => s[l],
