@@ -16,10 +16,13 @@ use crate::model::{Chain, Geometry};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::math::{Isometry, Point, Real, Vector};
 use parry3d_f64::query::Contact;
-use parry3d_f64::query::details::contact_support_map_support_map;
+use parry3d_f64::query::details::contact_support_map_support_map_with_params;
+use parry3d_f64::query::gjk::{CSOPoint, GJKResult, VoronoiSimplex};
 use parry3d_f64::shape::SupportMap;
 
 mod clearance;
+mod coherence;
+mod query;
 
 /// Farther than this (m) nothing is measured exactly.
 const FAR: f64 = 10.0;
@@ -90,6 +93,8 @@ pub struct World {
     boxes: Vec<Aabb>,
     centres: Vec<Point<Real>>,
     order: Vec<(f64, u32)>,
+    /// Bounds of the pairs' distances from the queries before.
+    coherence: coherence::Coherence,
 }
 
 impl World {
@@ -128,6 +133,7 @@ impl World {
             boxes: Vec::new(),
             centres: Vec::new(),
             order: Vec::new(),
+            coherence: coherence::Coherence::default(),
         };
         w.set_workspace(workspace)?;
         Ok(w)
@@ -236,6 +242,12 @@ impl World {
         self.poses = vec![Isometry::identity(); self.items.len()];
         self.boxes = vec![Aabb::new_invalid(); self.items.len()];
         self.centres = vec![Point::origin(); self.items.len()];
+        let moves = |i: u32| {
+            let held = |k: usize| self.obstacles[k].frame.is_some();
+            coherence::Moves::of(self.items[i as usize].owner, held)
+        };
+        let pairs = self.pairs.iter().map(|&(i, j)| [moves(i), moves(j)]);
+        self.coherence.reset(self.body.links.len(), pairs);
         Ok(())
     }
 
@@ -340,11 +352,13 @@ impl World {
             self.centres[i] = frame * item.part.centre;
             self.poses[i] = pose;
         }
+        self.coherence.moved(&self.body, axes);
     }
 
-    /// Signed distance of items `i` and `j`, when below `upto`; `hint`
-    /// is where the searches on their hulls start, and end.
-    fn pair_distance(&self, i: u32, j: u32, upto: f64, hint: &mut [u32; 2]) -> Option<f64> {
+    /// Signed distance of items `i` and `j` when at most `upto`, else
+    /// `Err` with a lower bound of it; `hint` is where the searches on
+    /// their hulls start, and end.
+    fn pair_distance(&self, i: u32, j: u32, upto: f64, hint: &mut [u32; 2]) -> Result<f64, f64> {
         self.pair_contact(i, j, upto, hint)
             .map(|(c, round)| c.dist - round)
     }
@@ -358,7 +372,7 @@ impl World {
         j: u32,
         upto: f64,
         hint: &mut [u32; 2],
-    ) -> Option<(Contact, f64)> {
+    ) -> Result<(Contact, f64), f64> {
         let (a, b) = (&self.items[i as usize], &self.items[j as usize]);
         let pos12 = self.poses[i as usize].inv_mul(&self.poses[j as usize]);
         let (sa, sb) = (
@@ -371,9 +385,34 @@ impl World {
         // GJK's search bound must not be negative: overlaps are found by
         // EPA, past it; the caller compares the depth.
         let upto = (upto + round).clamp(0.0, FAR);
-        let c = contact_support_map_support_map(&pos12, &sa, &sb, upto);
+        let mut simplex = VoronoiSimplex::new();
+        let found =
+            contact_support_map_support_map_with_params(&pos12, &sa, &sb, upto, &mut simplex, None);
+        let c = match found {
+            GJKResult::ClosestPoints(p1, p2, n1) => {
+                let dist = (p2 - p1).dot(&n1);
+                let p2 = pos12.inverse_transform_point(&p2);
+                let n2 = pos12.inverse_transform_unit_vector(&-n1);
+                Contact::new(p1, p2, n1, n2, dist)
+            }
+            GJKResult::NoIntersection(dir) | GJKResult::Proximity(dir) => {
+                // "Farther than `upto`" holds only with its witness, the
+                // gap along `dir`: parry also answers this way when GJK
+                // ran out of iterations or EPA failed on touching solids.
+                let w = CSOPoint::from_shapes(&pos12, &sa, &sb, &dir);
+                let gap = -dir.dot(&w.point.coords);
+                if gap > upto {
+                    *hint = [sa.hint(), sb.hint()];
+                    return Err(gap - round);
+                }
+                // Taken as touching: a refusal, never a pass unmeasured.
+                let (p1, p2) = (w.orig1, pos12.inverse_transform_point(&w.orig2));
+                Contact::new(p1, p2, dir, pos12.inverse_transform_unit_vector(&-dir), 0.0)
+            }
+            GJKResult::Intersection => unreachable!("EPA answers overlaps"),
+        };
         *hint = [sa.hint(), sb.hint()];
-        c.map(|c| (c, round))
+        Ok((c, round))
     }
 
     /// Signed distance of item `i` above the floor; `hint` as for pairs.
@@ -406,129 +445,6 @@ impl World {
         (a, j.map_or(Owner::Floor, |j| self.items[j as usize].owner))
     }
 
-    /// The closest checked pair at `axes` and its signed distance;
-    /// infinite when nothing is checked.
-    pub fn nearest(&mut self, axes: &[f64]) -> Nearest {
-        self.nearest_within(axes, f64::INFINITY)
-    }
-
-    /// [`World::nearest`] when the closest pair is closer than `cap` (m),
-    /// else no pair (an infinite distance): the question "does anything
-    /// come closer than this?", which skips every pair whose bounding
-    /// boxes are farther apart than `cap`.
-    pub fn nearest_within(&mut self, axes: &[f64], cap: f64) -> Nearest {
-        self.closest_pair(axes, cap).0
-    }
-
-    /// [`World::nearest_within`] and the index of the pair it is (into
-    /// the pairs, then the floor pairs after them).
-    fn closest_pair(&mut self, axes: &[f64], cap: f64) -> (Nearest, u32) {
-        self.place(axes);
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        for (k, &(i, j)) in self.pairs.iter().enumerate() {
-            // Overlapping bounds bound nothing: the solids may overlap deeply.
-            let gap = self.gap(i, j, cap);
-            order.push((if gap > 0.0 { gap } else { f64::NEG_INFINITY }, k as u32));
-        }
-        let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
-        let n = self.pairs.len() as u32;
-        for (k, &i) in self.floored.iter().enumerate() {
-            order.push((self.boxes[i as usize].mins.z - floor, n + k as u32));
-        }
-        order.retain(|o| o.0 < cap);
-        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        let mut best = Nearest {
-            distance: cap,
-            ..Nearest::NONE
-        };
-        let mut closest = u32::MAX;
-        for &(bound, k) in &order {
-            if bound >= best.distance {
-                break;
-            }
-            let (d, a, b) = if k < n {
-                let (i, j) = self.pairs[k as usize];
-                let mut hint = self.hints[k as usize];
-                let d = self.pair_distance(i, j, best.distance.max(0.0), &mut hint);
-                self.hints[k as usize] = hint;
-                let Some(d) = d else {
-                    continue;
-                };
-                let (a, b) = self.owners(i, Some(j));
-                (d, a, b)
-            } else {
-                let f = (k - n) as usize;
-                let i = self.floored[f];
-                let (a, b) = self.owners(i, None);
-                let mut hint = self.floor_hints[f];
-                let d = self.floor_distance(i, &mut hint);
-                self.floor_hints[f] = hint;
-                (d, a, b)
-            };
-            if d < best.distance {
-                best = Nearest { distance: d, a, b };
-                closest = k;
-            }
-        }
-        self.order = order;
-        if best.distance >= cap {
-            return (Nearest::NONE, u32::MAX);
-        }
-        (best, closest)
-    }
-
-    /// Checks that at `axes` every checked pair is at least `clearance`
-    /// apart plus, when `sweep` is given, how far each of its links may
-    /// still move (`sweep[link]`, m): `Err` with the first pair that is
-    /// not (and its distance).
-    pub fn clear_of(
-        &mut self,
-        axes: &[f64],
-        clearance: f64,
-        sweep: Option<&[f64]>,
-    ) -> Result<(), Nearest> {
-        self.place(axes);
-        let extra = |o: Owner| match (o, sweep) {
-            (Owner::Link(l), Some(s)) => s[l],
-            (Owner::Obstacle(k), Some(s)) => self.obstacles[k].frame.map_or(0.0, |l| s[l]),
-            _ => 0.0,
-        };
-        let floor = self.floor.unwrap_or(f64::NEG_INFINITY);
-        for (f, &i) in self.floored.iter().enumerate() {
-            let (a, b) = self.owners(i, None);
-            let needed = clearance + extra(a);
-            if self.boxes[i as usize].mins.z - floor >= needed {
-                continue;
-            }
-            let mut hint = self.floor_hints[f];
-            let d = self.floor_distance(i, &mut hint);
-            self.floor_hints[f] = hint;
-            if d < needed {
-                return Err(Nearest { distance: d, a, b });
-            }
-        }
-        for (k, &(i, j)) in self.pairs.iter().enumerate() {
-            let (a, b) = self.owners(i, Some(j));
-            let needed = clearance + extra(a) + extra(b);
-            // Overlapping bounds bound nothing below: the solids may
-            // overlap by more than `needed` allows.
-            let gap = self.gap(i, j, needed);
-            if gap > 0.0 && gap >= needed {
-                continue;
-            }
-            let mut hint = self.hints[k];
-            let d = self.pair_distance(i, j, needed, &mut hint);
-            self.hints[k] = hint;
-            if let Some(d) = d
-                && d < needed
-            {
-                return Err(Nearest { distance: d, a, b });
-            }
-        }
-        Ok(())
-    }
-
     /// For each pair of links in `all`, whether any of their solids are
     /// closer than the margin at `axes`: what the check would refuse, for
     /// sampling the allowed-collision matrix.
@@ -547,7 +463,7 @@ impl World {
                         box_gap(&self.boxes[i as usize], &self.boxes[j as usize]) < self.margin
                             && self
                                 .pair_distance(i, j, self.margin, &mut [0, 0])
-                                .is_some_and(|d| d < self.margin)
+                                .is_ok_and(|d| d < self.margin)
                     })
                 })
             })

@@ -8,10 +8,6 @@ use super::{Owner, World};
 use parry3d_f64::math::{Point, Real, Vector};
 use parry3d_f64::shape::SupportMap;
 
-/// How much farther than the distance found the contact's search looks
-/// (m): the pair is measured again at the distance it was found at.
-const SLACK: f64 = 1e-3;
-
 impl World {
     /// The signed distance of the closest checked pair at `axes` when it
     /// is below `cap` (m), with its derivative with respect to each of the
@@ -27,7 +23,8 @@ impl World {
         cap: f64,
         gradient: &mut [f64],
     ) -> Option<f64> {
-        let (near, k) = self.closest_pair(axes, cap);
+        let closest = self.closest_pair(axes, cap);
+        let (near, k) = (closest.near, closest.pair);
         if !near.distance.is_finite() {
             return None;
         }
@@ -35,8 +32,7 @@ impl World {
         let n = self.pairs.len() as u32;
         if k < n {
             let (i, j) = self.pairs[k as usize];
-            let mut hint = self.hints[k as usize];
-            let (c, _) = self.pair_contact(i, j, (near.distance + SLACK).max(0.0), &mut hint)?;
+            let c = closest.contact?;
             let (pose_a, pose_b) = (self.poses[i as usize], self.poses[j as usize]);
             let normal = pose_a * c.normal1.into_inner();
             let (a, b) = (self.items[i as usize].owner, self.items[j as usize].owner);

@@ -259,6 +259,7 @@ impl Descent<'_> {
         let mut lambda = self.initial_damping;
         let mut window_cost = r.cost;
         let mut clearing = Clearing::new(self, check.is_some());
+        ws.measured = None;
         // The iteration the steering steps count from.
         let mut steer_from = self.steer.filter(|s| !s.once_reached).map(|_| 0);
         for it in 0..self.max_iterations {
@@ -446,7 +447,7 @@ impl Descent<'_> {
             self.pull(ws, steer, gain);
             if let Some(k) = clear
                 && let Some(c) = check
-                && let Some(room) = c.clearance(&ws.q, steer.band, &mut ws.gradient)
+                && let Some(room) = clearance(ws, c, steer.band)
             {
                 ws.near = true;
                 let fade = 0.5f64.powi(k as i32);
@@ -485,6 +486,31 @@ fn add_null_space_pull(ws: &mut Workspace) {
     for i in 0..ws.step.len() {
         if ws.active[i] {
             ws.step[i] += ws.pull[i] - ws.projected[i];
+        }
+    }
+}
+
+/// The clearance at `ws.q` (less the margin) when within `band`, its
+/// gradient in `ws.gradient`: measured by the check at a descent's first
+/// steering step, then followed along that gradient. A descent steers a
+/// few short steps from one place, where the closest pair and its rate do
+/// not change; measuring at every step cost the SO-101's tick most of its
+/// time near a box (benches/README.md, Collision).
+fn clearance(ws: &mut Workspace, check: &mut (dyn Admissible + '_), band: f64) -> Option<f64> {
+    match ws.measured {
+        Some(room) => {
+            let moved: f64 = (ws.gradient.iter())
+                .zip(ws.q.iter().zip(&ws.clear_from))
+                .map(|(g, (q, from))| g * (q - from))
+                .sum();
+            let room = room + moved;
+            (room < band).then_some(room)
+        }
+        None => {
+            let room = check.clearance(&ws.q, band, &mut ws.gradient)?;
+            ws.measured = Some(room);
+            ws.clear_from.copy_from_slice(&ws.q);
+            Some(room)
         }
     }
 }

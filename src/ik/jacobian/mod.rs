@@ -90,6 +90,10 @@ struct Workspace {
     gradient: Vec<f64>,
     /// The last step's check found something within the clearance band.
     near: bool,
+    /// The clearance the descent measured, and where (`clear_from`): its
+    /// later steering steps follow that gradient from there.
+    measured: Option<f64>,
+    clear_from: Vec<f64>,
     projected: Vec<f64>,
     normal: Vec<f64>,
     factor: Factor,
@@ -116,6 +120,8 @@ impl Workspace {
             pull: vec![0.0; n],
             gradient: vec![0.0; n],
             near: false,
+            measured: None,
+            clear_from: vec![0.0; n],
             projected: vec![0.0; n],
             normal: vec![0.0; n * n],
             factor: Factor::new(n),
