@@ -30,6 +30,8 @@ pub struct TargetStream {
     /// The goal moves from `from` to `to` over `period` from `since`.
     from: Vec<f64>,
     to: Vec<f64>,
+    /// The answer before `to`.
+    previous: Vec<f64>,
     since: f64,
     /// `None` while the answers do not come as a stream.
     period: Option<f64>,
@@ -66,7 +68,7 @@ impl TargetStream {
             None => g,
         });
         self.from = from;
-        self.to = to.to_vec();
+        self.previous = std::mem::replace(&mut self.to, to.to_vec());
         self.since = now;
     }
 
@@ -74,6 +76,22 @@ impl TargetStream {
     pub fn end(&mut self) {
         self.period = None;
         self.last = None;
+    }
+
+    /// Where the answers are heading, while a stream is on: the latest one
+    /// and one more step as the last (the motion in progress, at constant
+    /// velocity, one sample on). At a singular pose two answer branches
+    /// meet, and the poses do not say which one the path goes on along;
+    /// this does (see `NodeCore::solve_continuing`).
+    pub fn continuation(&self) -> Option<Vec<f64>> {
+        self.period?;
+        Some(
+            self.to
+                .iter()
+                .zip(&self.previous)
+                .map(|(b, a)| b + (b - a))
+                .collect(),
+        )
     }
 
     /// The latest answer, while a stream is on.
@@ -112,6 +130,22 @@ mod tests {
         assert_eq!(s.goal(0.2).unwrap(), vec![0.01]);
         s.answered(0.5, &[0.02], &[0.01], &speeds);
         assert!(s.goal(0.52).is_none(), "a pause ends the stream");
+        assert!(s.continuation().is_none(), "nothing continues a pause");
+    }
+
+    #[test]
+    fn a_stream_continues_along_its_last_step() {
+        let mut s = TargetStream::default();
+        let speeds = [1.0, 1.0];
+        s.answered(0.0, &[0.0, 1.0], &[0.0, 1.0], &speeds);
+        assert!(s.continuation().is_none(), "one answer is no motion");
+        s.answered(0.04, &[0.01, 1.0], &[0.0, 1.0], &speeds);
+        s.answered(0.1, &[0.03, 0.99], &[0.01, 1.0], &speeds);
+        let c = s.continuation().unwrap();
+        assert!(
+            (c[0] - 0.05).abs() < 1e-12 && (c[1] - 0.98).abs() < 1e-12,
+            "{c:?}"
+        );
     }
 
     #[test]

@@ -79,9 +79,16 @@ impl FromStr for Redundancy {
 /// limits' gradient is unbounded.
 const MOST_PULL: f64 = 0.05;
 
-/// `z = -k ∇H` at `q` for the limits objective, scaled per joint by its
-/// half range squared so that near the middle it is `k (mid - q)`, the
-/// posture pull toward the middle: the gain means the same for both.
+/// `z = -k ∇H` at `q` for the limits objective, per joint in its own
+/// share of the range: a joint `s` of the way from its middle to a limit
+/// is pulled `k s/(1 - s²)²` rad (or m) toward the middle, whatever the
+/// width of its range, so that near the middle it is `k (mid - q)/half`.
+/// A joint with two turns of range (the xArm7's ±2π joints) is pulled as
+/// little as its far limits deserve: pulled by the radian, as a posture
+/// pull would (the objective before), its middle held those joints near 0
+/// and put the xArm7's self-motion where its wrist passes its lock
+/// (joints 5 and 7 in line) and joint 5 had to turn at 2.2 rad/s
+/// (benches/README.md, Track sets).
 pub(super) fn limits_pull(bounds: &Bounds, q: &[f64], gain: f64, z: &mut [f64]) {
     for (i, zi) in z.iter_mut().enumerate() {
         *zi = 0.0;
@@ -95,7 +102,7 @@ pub(super) fn limits_pull(bounds: &Bounds, q: &[f64], gain: f64, z: &mut [f64]) 
         }
         let s = ((q[i] - 0.5 * (lo + hi)) / half).clamp(-0.999, 0.999);
         let d = 1.0 - s * s;
-        *zi = (-gain * half * s / (d * d)).clamp(-MOST_PULL, MOST_PULL);
+        *zi = (-gain * s / (d * d)).clamp(-MOST_PULL, MOST_PULL);
     }
 }
 
@@ -189,6 +196,35 @@ fn log_manipulability(frames: &Frames, (wp, wo): (f64, f64)) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two joints as far toward a limit as a share of their ranges are
+    /// pulled alike; one with two turns of range, as far off its middle in
+    /// radians as a narrow one, much less.
+    #[test]
+    fn the_limits_pull_goes_by_the_share_of_the_range() {
+        let urdf = r#"<robot name="two">
+          <link name="a"/><link name="b"/><link name="c"/>
+          <joint name="narrow" type="revolute"><parent link="a"/><child link="b"/>
+            <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+          <joint name="wide" type="revolute"><parent link="b"/><child link="c"/>
+            <origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>
+            <limit lower="-6.283185307179586" upper="6.283185307179586" effort="1" velocity="1"/></joint>
+        </robot>"#;
+        let chain = Chain::from_urdf_str(urdf, None, None).unwrap();
+        let bounds = Bounds::new(&chain, &[]);
+        let mut z = [0.0; 2];
+        limits_pull(&bounds, &[0.5, std::f64::consts::PI], 0.03, &mut z);
+        assert!(z[0] < 0.0 && z[1] < 0.0, "both toward the middle: {z:?}");
+        assert!(
+            (z[0] - z[1]).abs() < 1e-12,
+            "the same share, the same pull: {z:?}"
+        );
+        limits_pull(&bounds, &[0.5, 0.5], 0.03, &mut z);
+        assert!(
+            z[1].abs() * 6.0 < z[0].abs(),
+            "the wide joint is hardly pulled: {z:?}"
+        );
+    }
 
     #[test]
     fn names_round_trip_and_a_wrong_one_lists_the_others() {

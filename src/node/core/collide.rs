@@ -123,9 +123,11 @@ impl<S: ServoOutput> NodeCore<S> {
         true
     }
 
-    /// Solves `target` from where the arm is; with the check on, only a
-    /// collision-free answer counts (the solvers look on within their
-    /// budget), and the pair of the last refused answer comes with it.
+    /// Solves `target` from where the arm is (without the check, also from
+    /// where a stream of answers is heading: `solve_continuing`); with the
+    /// check on, only a collision-free answer counts (the solvers look on
+    /// within their budget), and the pair of the last refused answer comes
+    /// with it.
     pub(super) fn solve_clear(
         &mut self,
         target: &Target,
@@ -134,10 +136,12 @@ impl<S: ServoOutput> NodeCore<S> {
             SolverConfig::Jacobian(o) => o.budget,
             _ => DEFAULT_BUDGET,
         };
-        let seed = &self.motion.position()[..self.layout.dof()];
+        let dof = self.layout.dof();
         let Some(g) = &mut self.guard else {
-            return (self.solver.solve(target, seed), None);
+            let seed = self.motion.position()[..dof].to_vec();
+            return (self.solve_continuing(target, &seed), None);
         };
+        let seed = &self.motion.position()[..dof];
         let mut clear = Clear::new(g.world_mut());
         let clock = self.config.budget_clock;
         let r = self
