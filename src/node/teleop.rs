@@ -6,10 +6,14 @@
 //! - The follower first moves to the leader's pose in a straight line in
 //!   joint space at the start-up speed (the servo link's `startup_speed`),
 //!   from wherever it is: at the first frame, after a silence, after
-//!   relax and enable. Then it follows each frame, landing on it within
-//!   the tick when the speed and acceleration limits allow and otherwise
-//!   catching up as fast as they allow, never faster (a leader yanked by
-//!   hand is followed at the speed limit).
+//!   relax and enable. The approach ends once the arm is within a tick's
+//!   start-up step of the leader's pose, or of the pose it was heading
+//!   for in the tick before: a leader moved just as the follower gets
+//!   there is followed, not approached slowly all over again. Then it
+//!   follows each frame, landing on it within the tick when the speed
+//!   and acceleration limits allow and otherwise catching up as fast as
+//!   they allow, never faster (a leader yanked by hand is followed at the
+//!   speed limit).
 //! - A leader silent for longer than the timeout (the link's command
 //!   timeout) makes the follower hold where it is, and the status says so
 //!   until frames come again, when the slow approach starts over.
@@ -104,6 +108,8 @@ pub struct Teleop {
     last_frame: Option<f64>,
     /// An approach is under way (counted once when it starts).
     approaching: bool,
+    /// The pose the approach headed for in the last tick (every axis).
+    aim: Option<Vec<f64>>,
     pub status: TeleopStatus,
 }
 
@@ -114,6 +120,7 @@ impl Teleop {
             leader: vec![None; axes],
             last_frame: None,
             approaching: false,
+            aim: None,
             status: TeleopStatus::default(),
         }
     }
@@ -143,6 +150,7 @@ impl Teleop {
     /// enabled): approach the leader slowly again.
     pub fn restart(&mut self) {
         self.approaching = false;
+        self.aim = None;
         self.status.phase = TeleopPhase::Approach;
         self.status.note = None;
     }
@@ -197,25 +205,35 @@ impl Teleop {
         // ahead of it: the farthest joint at the start-up speed, the others
         // in proportion. Led from the arm rather than from the last goal,
         // a follower still speeding up is never asked to catch up faster.
-        let far = position
-            .iter()
-            .zip(&target)
-            .map(|(q, t)| (t - q).abs())
-            .fold(0.0, f64::max);
+        let far_from = |to: &[f64]| {
+            position
+                .iter()
+                .zip(to)
+                .map(|(q, t)| (t - q).abs())
+                .fold(0.0, f64::max)
+        };
+        let far = far_from(&target);
         let step = self.settings.startup_speed * dt;
-        if far <= step {
+        // Arrived: within a step of the leader, or of where the approach
+        // headed a tick ago. The last full step of an approach leaves the
+        // arm short of its aim by less than a step, and it sits there for
+        // a tick: without the second test, a leader yanked in that tick
+        // would be approached at the start-up speed instead of followed.
+        let arrived = self.aim.as_deref().is_some_and(|a| far_from(a) <= step);
+        if far <= step || arrived {
             self.approaching = false;
+            self.aim = None;
             self.status.phase = TeleopPhase::Follow;
             return Drive::Track(target);
         }
         let s = step / far;
-        Drive::Track(
-            position
-                .iter()
-                .zip(&target)
-                .map(|(q, t)| q + (t - q) * s)
-                .collect(),
-        )
+        let goal = position
+            .iter()
+            .zip(&target)
+            .map(|(q, t)| q + (t - q) * s)
+            .collect();
+        self.aim = Some(target);
+        Drive::Track(goal)
     }
 }
 
@@ -253,6 +271,51 @@ mod tests {
             Drive::Track(vec![0.5, -0.15, 0.7])
         );
         assert_eq!(t.status.approaches, 1);
+    }
+
+    #[test]
+    fn a_leader_moved_as_the_follower_arrives_is_followed_not_approached_again() {
+        // Start-up steps of 0.006 rad: from 0 to the leader at 0.01 the
+        // first step leaves the arm 0.004 short, and in the next tick the
+        // leader is yanked to 1.0.
+        let mut t = Teleop::new(TeleopSettings::default(), 1);
+        t.frame(&[(0, 0.01)], 0.0);
+        assert_eq!(t.step(0.0, &[0.0], &[0.0], DT), Drive::Track(vec![0.006]));
+        assert_eq!(t.status.phase, TeleopPhase::Approach);
+        t.frame(&[(0, 1.0)], DT);
+        // Arrived where it was heading: it follows the yank (the limiter
+        // holds it to the speed limit), rather than creeping after it at
+        // the start-up speed.
+        assert_eq!(t.step(DT, &[0.006], &[0.006], DT), Drive::Track(vec![1.0]));
+        assert_eq!(t.status.phase, TeleopPhase::Follow);
+        assert_eq!(t.status.approaches, 1);
+
+        // Not yet arrived (more than two steps short of its aim): a
+        // leader moved meanwhile is still approached at the start-up
+        // speed.
+        let mut t = Teleop::new(TeleopSettings::default(), 1);
+        t.frame(&[(0, 0.02)], 0.0);
+        assert_eq!(t.step(0.0, &[0.0], &[0.0], DT), Drive::Track(vec![0.006]));
+        t.frame(&[(0, 1.0)], DT);
+        let Drive::Track(g) = t.step(DT, &[0.006], &[0.006], DT) else {
+            panic!("not tracking");
+        };
+        assert!((g[0] - 0.012).abs() < 1e-12, "{g:?}");
+        assert_eq!(t.status.phase, TeleopPhase::Approach);
+    }
+
+    #[test]
+    fn a_leader_silent_for_less_than_the_timeout_is_still_followed_at_full_speed() {
+        let mut t = Teleop::new(TeleopSettings::default(), 1);
+        t.frame(&[(0, 0.0)], 0.0);
+        assert_eq!(t.step(0.0, &[0.0], &[0.0], DT), Drive::Track(vec![0.0]));
+        assert_eq!(t.status.phase, TeleopPhase::Follow);
+        // 0.45 s without a frame (the timeout is 0.5 s), then a yank.
+        assert_eq!(t.step(0.45, &[0.0], &[0.0], DT), Drive::Track(vec![0.0]));
+        t.frame(&[(0, 1.0)], 0.46);
+        assert_eq!(t.step(0.46, &[0.0], &[0.0], DT), Drive::Track(vec![1.0]));
+        assert_eq!(t.status.phase, TeleopPhase::Follow);
+        assert_eq!((t.status.approaches, t.status.silences), (1, 0));
     }
 
     #[test]
