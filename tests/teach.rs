@@ -2,8 +2,9 @@
 //! a pose recorded by hand round-trips through the poses file (comments
 //! kept) and is replayed by `{"type":"pose"}` / `~/go_to`; a program's
 //! steps are carried out one after the other and a failing step is named;
-//! a leader arm is followed within every limit, a silent one makes the
-//! follower hold, the gripper follows the leader's.
+//! a leader arm is approached (stopping on its pose) and followed within
+//! every limit, a silent one makes the follower hold, the gripper follows
+//! the leader's.
 #![cfg(feature = "app")]
 
 mod common;
@@ -355,4 +356,47 @@ fn the_follower_approaches_the_leader_slowly_then_follows_it_within_the_limits()
         (TeleopPhase::Approach, 2),
         "{tp:?}"
     );
+}
+
+/// The end of an approach at a brisk start-up speed (1 rad/s, as
+/// tests/teleop_bus.rs sets it): the follower stops on the leader's pose,
+/// not past it. An approach that did not brake came to the pose at full
+/// speed and went past it by up to v^2/2a (62 mrad at 8 rad/s^2) before
+/// the limiter brought it back: here 1.2 mrad (base_yaw), on the bus 52
+/// mrad (the elbow, 34 ticks).
+#[test]
+fn the_follower_stops_on_the_leaders_pose_at_the_end_of_a_fast_approach() {
+    let chain = chain();
+    let settings = TeleopSettings {
+        startup_speed: 1.0,
+        ..TeleopSettings::default()
+    };
+    let mut n = MemoryNode::new(core(&chain, &poses_file()).with_leader(settings));
+    n.tick(0.0);
+    let pose = [0.3, 0.4, 0.9, 0.5, 0.0, 0.8];
+    for k in 1..200 {
+        n.push_command(leader(&pose));
+        n.tick(k as f64 * DT);
+    }
+    let states = n.drain_joint_states();
+    let tp = n.core().status().teach.teleop.clone().unwrap();
+    assert_eq!(
+        (tp.phase, tp.approaches),
+        (TeleopPhase::Follow, 1),
+        "{tp:?}"
+    );
+    let start = &states[0].position;
+    for (a, want) in pose.iter().enumerate() {
+        let past = states
+            .iter()
+            .map(|s| (s.position[a] - want) * (want - start[a]).signum())
+            .fold(0.0, f64::max);
+        assert!(
+            past < 1e-9,
+            "axis {a} went {past} rad past the leader's pose"
+        );
+        let last = states.last().unwrap().position[a];
+        assert!((last - want).abs() < 1e-9, "axis {a} at {last}");
+    }
+    common::assert_limits_kept(&n, &states);
 }

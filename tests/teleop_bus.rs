@@ -1,11 +1,13 @@
 //! `arm_ik teleop` on two simulated Feetech buses (`tests/python/
 //! feetech_bus.py`, leader and follower on two ptys, 6 STS3215 each, at
-//! 1 Mbaud): the leader is relaxed and never written a goal, the follower
-//! comes to the leader's pose, a fast yank of the leader is followed no
-//! faster than the follower's speed limit, the gripper follows, and a
-//! silent leader makes the follower hold and say so; every frame read
-//! from the leader is written to the follower (one loop per frame); a PWM
-//! leader is refused. Needs `python3` (SKIP without it, unless `CI` is set).
+//! 1 Mbaud, every servo at the factory return delay, which teleop sets to
+//! 0): the leader is relaxed and never written a goal, the follower comes
+//! to the leader's pose, a fast yank of the leader the moment the
+//! follower gets there is followed at the follower's speed limit, no
+//! faster, the gripper follows, and a silent leader makes the follower
+//! hold and say so; every frame read from the leader is written to the
+//! follower (one loop per frame); a PWM leader is refused. Needs `python3`
+//! (SKIP without it, unless `CI` is set).
 #![cfg(feature = "app")]
 
 mod common;
@@ -41,10 +43,16 @@ fn start(dir: &Path, name: &str, present: &str) -> (Sim, String) {
     start_with(dir, name, present, &[])
 }
 
+/// A bus of six servos (ids 1..6) at `present`, each at the factory
+/// return delay (250: 500 us), as new servos come.
 fn start_with(dir: &Path, name: &str, present: &str, more: &[&str]) -> (Sim, String) {
     let link = dir.join(name);
     let log = dir.join(format!("{name}.jsonl"));
+    let factory: Vec<String> = (1..=6).map(|i| format!("{i}:250")).collect();
     let mut args = vec!["--ids", "1,2,3,4,5,6", "--present", present];
+    for delay in &factory {
+        args.extend(["--delay", delay.as_str()]);
+    }
     args.extend(more);
     let sim = Sim::start("feetech_bus.py", &log, &args);
     sim.plug(&link);
@@ -88,6 +96,42 @@ fn near(p: &[f64], want: &[f64], tol: f64) -> bool {
     p.iter().zip(want).all(|(a, b)| (a - b).abs() <= tol)
 }
 
+/// The (goal, present) of every goal write to each servo (ids 1..6).
+fn writes(sim: &Sim) -> Vec<Vec<(f64, f64)>> {
+    let events = sim.events();
+    (1..=6)
+        .map(|id| {
+            events
+                .iter()
+                .filter(|e| e["id"] == id)
+                .filter_map(|e| Some((e["goal"].as_f64()?, e["present"].as_f64()?)))
+                .collect()
+        })
+        .collect()
+}
+
+/// Watches the follower's goal writes (every 2 ms: the log, not the
+/// simulator, is read) until every servo's latest goal is at `pose` (a
+/// tick of rounding), and returns how many writes each servo had then.
+fn arrival(sim: &Sim, pose: &[f64], within: Duration) -> Vec<usize> {
+    let t0 = Instant::now();
+    loop {
+        let w = writes(sim);
+        let latest: Vec<f64> = w
+            .iter()
+            .map(|s| s.last().map_or(f64::NAN, |g| g.0))
+            .collect();
+        if near(&latest, pose, 1.0) {
+            return w.iter().map(Vec::len).collect();
+        }
+        assert!(
+            t0.elapsed() < within,
+            "never reached the leader: goals {latest:?}"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
 #[test]
 fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     if !have_python() {
@@ -116,17 +160,23 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
         ],
         &common::project_dir(),
     );
-    // The follower comes to the leader's pose (a tick of rounding).
-    let (ok, seen) = watch(&mut follower, 6.0, |p| near(p, &pose, 3.0));
-    assert!(ok, "never reached the leader: {:?}", seen.last());
-
-    // A yank: the elbow 700 ticks (1.07 rad) at once, the gripper too.
-    let before = follower.goals(3).len();
+    // The follower comes to the leader's pose, and the moment its goals
+    // get there the leader is yanked: the elbow 700 ticks (1.07 rad) at
+    // once, the gripper too. (A yank in the tick after the approach's last
+    // step used to be approached at the start-up speed, 1 rad/s here,
+    // instead of followed at the speed limit.)
+    let at = arrival(&follower, &pose, Duration::from_secs(6));
     leader.control(json!({"present": [3, 3300]}));
     leader.control(json!({"present": [6, 2700]}));
     let yanked = [2300.0, 1800.0, 3300.0, 2048.0, 2048.0, 2700.0];
     let (ok, seen) = watch(&mut follower, 4.0, |p| near(p, &yanked, 3.0));
     assert!(ok, "never followed the yank: {:?}", seen.last());
+    // The servos were at the leader's pose when the next goal came (a
+    // tick of rounding each way).
+    let w = writes(&follower);
+    let there: Vec<f64> = w.iter().zip(&at).map(|(s, &k)| s[k].1).collect();
+    assert!(near(&there, &pose, 2.0), "at {there:?}, not {pose:?}");
+    let before = at[2] - 1;
     // No faster than the speed limit, and about as fast: teleop writes one
     // goal per frame of its clock (RATE), so the elbow's goal may move at
     // most SPEED / RATE from one write to the next (plus a tick of
@@ -192,6 +242,14 @@ fn the_follower_copies_a_leader_moved_by_hand_within_its_limits() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{said}{err}");
     assert!(err.contains("torque off"), "{err}");
+    // Both arms' servos were set to reply at once, each arm said so once.
+    let set = "Feetech return delay time set to 0";
+    assert_eq!(err.matches(set).count(), 2, "{err}");
+    assert_eq!(
+        err.matches(&format!("leader arm: {set}")).count(),
+        1,
+        "{err}"
+    );
     assert!(said.contains("2 approaches, 1 silences"), "{said}");
     // The leader was only ever relaxed: torque off, no goal.
     for id in 1..=6 {

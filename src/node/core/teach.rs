@@ -252,7 +252,13 @@ impl<S: ServoOutput> NodeCore<S> {
     pub(super) fn timed(&mut self, now: f64) -> bool {
         let dt = self.motion.period();
         if let Some(t) = &mut self.teach.teleop {
-            let drive = t.step(now, &self.goal, self.motion.position(), dt);
+            let drive = t.step(
+                now,
+                &self.goal,
+                self.motion.position(),
+                self.motion.limits(),
+                dt,
+            );
             self.status.teach.teleop = Some(t.status.clone());
             match drive {
                 Drive::Idle => {}
