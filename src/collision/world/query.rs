@@ -15,12 +15,6 @@ pub(super) struct Closest {
     pub contact: Option<Contact>,
 }
 
-/// How far beyond the closest distance so far a pair is measured (m):
-/// GJK stops once a pair is shown farther than asked, and the bound it
-/// leaves is only that; a few centimetres more keep the pair out of the
-/// next ticks' queries for a while.
-const LOOK: f64 = 0.05;
-
 impl World {
     /// The closest checked pair at `axes` and its signed distance;
     /// infinite when nothing is checked.
@@ -65,21 +59,14 @@ impl World {
                 best.pair = (n + f) as u32;
             }
         }
-        // Then the pair the queries before kept closest: what it measures
-        // settles most of the others from their bounds alone.
-        let first = (0..n)
-            .map(|k| (self.coherence.bound(k), k))
-            .filter(|&(kept, _)| kept < best.near.distance)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, k)| k);
-        if let Some(k) = first {
-            self.measure_pair(k, &mut best);
-        }
+        // Then the pairs in the order of their bounds (the larger of the
+        // bounding boxes' gap and what the queries before kept), each
+        // measured only while its bound is below the best so far.
         let mut order = std::mem::take(&mut self.order);
         order.clear();
         for (k, &(i, j)) in self.pairs.iter().enumerate() {
             let kept = self.coherence.bound(k);
-            if Some(k) == first || kept >= best.near.distance {
+            if kept >= best.near.distance {
                 continue;
             }
             // Overlapping boxes bound nothing: the solids may overlap deeply.
@@ -109,13 +96,13 @@ impl World {
         best
     }
 
-    /// Measures pair `k` up to a little beyond the `best` distance so far
-    /// (a bound that keeps it out of the next queries), which it becomes
-    /// when closer; what it finds is kept as the pair's bound.
+    /// Measures pair `k` up to the `best` distance so far, which it
+    /// becomes when closer; what it finds (the distance, or how far beyond
+    /// the best GJK showed it) is kept as the pair's bound.
     fn measure_pair(&mut self, k: usize, best: &mut Closest) {
         let (i, j) = self.pairs[k];
         let mut hint = self.hints[k];
-        let upto = (best.near.distance.max(0.0) + LOOK).min(super::FAR);
+        let upto = best.near.distance.max(0.0);
         let found = self.pair_contact(i, j, upto, &mut hint);
         self.hints[k] = hint;
         match found {
