@@ -104,7 +104,7 @@ impl Coherence {
         // The room the sweeps may take, checked as they add up (most
         // configurations far from the last measured fail at once).
         let room = d0 - clearance;
-        if !(room >= 0.0) {
+        if room.is_nan() || room < 0.0 {
             return false;
         }
         let at = |v: &[f64], a: usize| v.get(a).or(body.rest.get(a)).copied().unwrap_or(0.0);
@@ -118,7 +118,7 @@ impl Coherence {
         let (mut first, mut second) = (0.0f64, 0.0f64);
         for l in 0..self.growth.len() - 1 {
             let s = body.sweep(l, &self.travel) + sweep.map_or(0.0, |s| s[l]);
-            if !(s <= room) {
+            if s.is_nan() || s > room {
                 return false;
             }
             if s > first {
