@@ -1,6 +1,8 @@
 """Teaching the arm (docs/teach.md) over ROS: `~/joint_trajectory` moves
-the joints through its points at their times (seen in /joint_states), an
-unknown joint is refused with the reason in /diagnostics; `~/record_pose`
+the joints through its points at their times (seen in /joint_states), a
+point the speed limit cannot meet in time is said in /diagnostics and
+reached late within the limit, an unknown joint is refused with the reason
+in /diagnostics; `~/record_pose`
 writes where the arm is into `poses_file`, served as `~/go_to/<name>`
 at once and after a restart; the `programs` parameter gives `~/program/<name>`, which
 runs the program to its last step."""
@@ -55,6 +57,20 @@ def test_a_joint_trajectory_reaches_its_points_at_their_times(arm):
     assert seconds(end.header.stamp) - seconds(start) > points[-1][0] - 0.05
     # The joints it does not name stayed.
     assert near(arm.state(), {"base_yaw": 0.0, "wrist_pitch": 0.0, "wrist_roll": 0.0}), arm.state()
+
+
+def test_a_point_the_limits_cannot_meet_is_said_in_diagnostics_and_reached_late_within_them(arm):
+    # The elbow's limit is 5.2 rad/s (urdf/arm.urdf): 2 rad in 0.2 s would
+    # need 10.
+    start = arm.peer.now()
+    arm.publish("/ik_node/joint_trajectory", trajectory(["elbow"], [(0.2, [2.0])], start))
+    v = arm.wait_diag(lambda v: "cannot be met in time" in v["_message"], "the late point in /diagnostics")
+    assert "joint 'elbow'" in v["_message"] and v["_level"] == 1, v
+    end = arm.wait_joints(lambda q: near(q, {"elbow": 2.0}, 1e-4), "the point, late")
+    assert seconds(end.header.stamp) - seconds(start) > 0.2 + 0.15, end.header.stamp
+    speeds = [abs(dict(zip(m.name, m.velocity))["elbow"])
+              for m in arm.joints.since(0) if m.velocity and seconds(m.header.stamp) >= seconds(start)]
+    assert speeds and max(speeds) <= 5.2 * 1.001, max(speeds)
 
 
 @pytest.mark.parametrize("names, positions, reason, why", [
