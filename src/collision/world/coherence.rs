@@ -107,12 +107,7 @@ impl Coherence {
         if room.is_nan() || room < 0.0 {
             return false;
         }
-        let at = |v: &[f64], a: usize| v.get(a).or(body.rest.get(a)).copied().unwrap_or(0.0);
-        let n = axes.len().max(self.nearest_at.len());
-        self.travel.clear();
-        self.travel
-            .extend((0..n).map(|a| (at(axes, a) - at(&self.nearest_at, a)).abs()));
-        if self.travel.iter().any(|t| !t.is_finite()) {
+        if !travel(body, axes, &self.nearest_at, &mut self.travel) {
             return false;
         }
         let (mut first, mut second) = (0.0f64, 0.0f64);
@@ -139,13 +134,9 @@ impl Coherence {
     /// The world is placed at `axes` (missing axes at rest): the links'
     /// growth from the reference, which moves here when that is large.
     pub(super) fn moved(&mut self, body: &Body, axes: &[f64]) {
-        let at = |v: &[f64], a: usize| v.get(a).or(body.rest.get(a)).copied().unwrap_or(0.0);
-        let n = axes.len().max(self.reference.len());
-        self.travel.clear();
-        self.travel
-            .extend((0..n).map(|a| (at(axes, a) - at(&self.reference, a)).abs()));
+        let finite = travel(body, axes, &self.reference, &mut self.travel);
         let links = self.growth.len() - 1;
-        if self.reference.is_empty() || self.travel.iter().any(|t| !t.is_finite()) {
+        if self.reference.is_empty() || !finite {
             // Nothing to measure from, or a NaN joint: every bound is
             // forgotten, and a configuration that is not finite is no
             // reference.
@@ -154,7 +145,7 @@ impl Coherence {
             self.reference.clear();
             self.nearest = None;
             if axes.iter().all(|a| a.is_finite()) {
-                self.reference.extend((0..n).map(|a| at(axes, a)));
+                place_at(body, axes, self.travel.len(), &mut self.reference);
             }
             return;
         }
@@ -170,8 +161,7 @@ impl Coherence {
                 }
             }
             self.growth.fill(0.0);
-            self.reference.clear();
-            self.reference.extend((0..n).map(|a| at(axes, a)));
+            place_at(body, axes, self.travel.len(), &mut self.reference);
         }
     }
 
@@ -197,6 +187,28 @@ impl Coherence {
         let at_reference = lower - self.growth[x] - self.growth[y];
         self.bounds[k] = self.bounds[k].max(at_reference);
     }
+}
+
+/// Axis `a` of `v`, at rest where `v` has none (as [`Body::place`]
+/// puts missing axes).
+fn axis(body: &Body, v: &[f64], a: usize) -> f64 {
+    v.get(a).or(body.rest.get(a)).copied().unwrap_or(0.0)
+}
+
+/// Each axis's travel from `from` to `axes` into `out`; false when one is
+/// not finite (a NaN joint, or nothing to measure from at infinity).
+fn travel(body: &Body, axes: &[f64], from: &[f64], out: &mut Vec<f64>) -> bool {
+    let n = axes.len().max(from.len());
+    out.clear();
+    out.extend((0..n).map(|a| (axis(body, axes, a) - axis(body, from, a)).abs()));
+    out.iter().all(|t| t.is_finite())
+}
+
+/// `axes` with the first `n` axes filled in (at rest where missing), into
+/// `out`.
+fn place_at(body: &Body, axes: &[f64], n: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.extend((0..n).map(|a| axis(body, axes, a)));
 }
 
 /// What one side of a pair moves with.
