@@ -29,11 +29,8 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arm_ik_bag_{name}_{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("bag-{name}"))
 }
 
 /// The venv's python with `rosbags`, or None (SKIP) outside CI.

@@ -44,10 +44,8 @@ fn solve_arm(extra: &[&str]) -> Output {
     arm_ik(&[&args[..], extra].concat())
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arm_ik_cli_{name}_{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp_dir(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("cli-{name}"))
 }
 
 #[test]
@@ -454,7 +452,8 @@ fn bench_reports_the_protocol_figures_and_raw_records() {
 /// `arm_ik bench --compare k --json` on the leg's targets, in a fresh
 /// folder named `dir`.
 fn bench_compare_k(dir: &str) -> std::process::Output {
-    let targets = leg_targets(&temp_dir(dir));
+    let folder = temp_dir(dir);
+    let targets = leg_targets(&folder);
     arm_ik(&[
         "bench",
         "--targets",

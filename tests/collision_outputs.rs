@@ -12,11 +12,8 @@ use common::arm_ik;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arm_ik-coll-out-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("coll-out-{name}"))
 }
 
 fn text(o: &std::process::Output) -> String {

@@ -262,8 +262,7 @@ fn the_project_arm_agrees_with_fcl() {
         return;
     };
     let chain = Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap();
-    let dir = std::env::temp_dir().join(format!("arm_ik-reference-ws-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("reference-ws");
     let ws = dir.join("workspace.yaml");
     std::fs::write(
         &ws,

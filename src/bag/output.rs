@@ -427,6 +427,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new");
         let e = write_file(&dest, b"x", Existing::Refuse, &none).unwrap_err();
         assert!(matches!(e, OutputError::Exists { .. }), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -452,5 +453,6 @@ mod tests {
         std::fs::write(dest.join("notes.txt"), "mine").unwrap();
         let e = Staged::folder(&dest, Existing::Replace, &Inputs::default()).unwrap_err();
         assert!(matches!(e, OutputError::NotABag { .. }), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -94,20 +94,21 @@ def with_sim(script, args, session, prefix):
     file) started with `args`; returns its result with the simulator's
     log under "log"."""
     import tempfile
-    log = os.path.join(tempfile.mkdtemp(prefix=prefix), "events.jsonl")
-    here = os.path.dirname(os.path.abspath(__file__))
-    sim = subprocess.Popen([sys.executable, os.path.join(here, script), *args, "--log", log],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
-    try:
-        line = sim.stdout.readline()
-        if not line.startswith("PTY "):
-            sys.exit("%s: the simulator printed %r, not a PTY line" % (prefix, line))
-        out = session(line.split()[1])
-    finally:
-        sim.kill()
-        sim.wait()
-    with open(log) as f:
-        out["log"] = [json.loads(x) for x in f]
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
+        log = os.path.join(folder, "events.jsonl")
+        here = os.path.dirname(os.path.abspath(__file__))
+        sim = subprocess.Popen([sys.executable, os.path.join(here, script), *args, "--log", log],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        try:
+            line = sim.stdout.readline()
+            if not line.startswith("PTY "):
+                sys.exit("%s: the simulator printed %r, not a PTY line" % (prefix, line))
+            out = session(line.split()[1])
+        finally:
+            sim.kill()
+            sim.wait()
+        with open(log) as f:
+            out["log"] = [json.loads(x) for x in f]
     return out
 
 
