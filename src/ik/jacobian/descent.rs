@@ -3,10 +3,9 @@
 //! out of iterations or time.
 
 use super::Workspace;
-use super::aligned::{Alignment, alignment_push};
 use super::linalg::{mul, normal_equations};
 use super::redundancy::{
-    MOST_PULL, Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
+    Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
 };
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
 use crate::ik::{Admissible, Deadline, Reason, Target, Tolerance};
@@ -75,9 +74,6 @@ pub(super) struct Steer<'a> {
     pub objective: Redundancy,
     /// The posture objective's rest pose.
     pub rest: &'a [f64],
-    /// Where the limits objective keeps the self-motion off a joint that
-    /// lines up its neighbours' axes.
-    pub alignments: &'a [Alignment],
     /// `k`, the pull of the first step; each later step pulls half as
     /// much, and after [`STEER_STEPS`] none, so that the descent still
     /// converges exactly.
@@ -465,13 +461,7 @@ impl Descent<'_> {
     fn pull(&self, ws: &mut Workspace, steer: &Steer, gain: f64) {
         match steer.objective {
             Redundancy::Off => ws.pull.fill(0.0),
-            Redundancy::Limits => {
-                limits_pull(&ws.bounds, &ws.q, gain, &mut ws.pull);
-                for a in steer.alignments {
-                    let z = &mut ws.pull[a.joint];
-                    *z = (*z + alignment_push(a, &ws.q, gain)).clamp(-MOST_PULL, MOST_PULL);
-                }
-            }
+            Redundancy::Limits => limits_pull(&ws.bounds, &ws.q, gain, &mut ws.pull),
             Redundancy::Posture => posture_pull(steer.rest, &ws.q, gain, &mut ws.pull),
             Redundancy::Manipulability => {
                 let (wp, wo) = self.weights();

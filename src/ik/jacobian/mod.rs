@@ -14,7 +14,6 @@
 //! - Restarts from uniform random seeds end local minima; the budget keeps a
 //!   control loop's deadline.
 
-mod aligned;
 mod closest;
 mod descent;
 mod linalg;
@@ -70,9 +69,6 @@ struct Setup {
     /// pulls toward the seed never exceed the distance to it (empty: all
     /// 1). The same distances up to a factor, so the same nearest answer.
     weights: Vec<f64>,
-    /// Where a joint lines up its neighbours' axes ([`aligned`]): the
-    /// limits objective keeps the self-motion off them.
-    alignments: Vec<aligned::Alignment>,
 }
 
 /// Scratch memory, sized once per chain: no allocation while iterating.
@@ -168,7 +164,6 @@ impl JacobianSolver {
                 template,
                 rest,
                 weights,
-                alignments: aligned::alignments(chain),
             },
         })
     }
@@ -307,7 +302,6 @@ impl Setup {
                 .then_some(Steer {
                     objective: o.redundancy,
                     rest: &self.rest,
-                    alignments: &self.alignments,
                     gain: o.null_space_gain,
                     band,
                     once_reached: !target.wants_orientation()

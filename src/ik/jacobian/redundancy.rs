@@ -77,7 +77,7 @@ impl FromStr for Redundancy {
 
 /// Largest pull on one joint in one step (rad or m): near a limit the
 /// limits' gradient is unbounded.
-pub(super) const MOST_PULL: f64 = 0.05;
+const MOST_PULL: f64 = 0.05;
 
 /// `z = -k ∇H` at `q` for the limits objective, per joint in its own
 /// share of the range: a joint `s` of the way from its middle to a limit
