@@ -33,7 +33,7 @@ pub use summary::{
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
 use crate::ik::{
-    BudgetClock, IkError, Solution, Solver, Target, joint_distance, orientation_distance,
+    BudgetClock, IkError, Solution, Solver, Target, joint_distance, orientation_angle,
 };
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
@@ -163,10 +163,7 @@ pub fn judge(
     let tip = chain.fk(q);
     let target = sample_target(sample, c.position_only);
     let position_error = (target.position - tip.translation.vector).norm();
-    let orientation_error = match target.orientation {
-        Some(o) => orientation_distance(&tip, &o),
-        None => 0.0,
-    };
+    let orientation_error = orientation_angle(&tip, &target.orientation);
     let verdict = if !chain.within_limits(q) {
         Verdict::Limits
     } else if position_error > c.position_tolerance || orientation_error > c.orientation_tolerance {

@@ -2,14 +2,19 @@
 //! row-major slices sized once per chain (no allocation per step).
 
 use crate::model::Frames;
+use nalgebra::Vector3;
 
 /// `A = Jᵀ W J` (row-major `n × n`) and `g = Jᵀ W e` with `W` the squared
-/// weights; `e` is already weighted once.
+/// weights; `e` is already weighted once. `roll`: a pointing target's tool
+/// axis (base frame), the turn about which the task leaves free: the
+/// angular rows are projected across it (`(I - r rᵀ) ω`), so a joint
+/// that only rolls the tool about it is self-motion. `g` needs no
+/// projection: the pointing error is already across the axis.
 pub(super) fn normal_equations(
     frames: &Frames,
-    wp: f64,
-    wo: f64,
+    (wp, wo): (f64, f64),
     e: &[f64; 6],
+    roll: Option<&Vector3<f64>>,
     a: &mut [f64],
     g: &mut [f64],
 ) {
@@ -21,7 +26,11 @@ pub(super) fn normal_equations(
             + wo * (ci.angular.x * e[3] + ci.angular.y * e[4] + ci.angular.z * e[5]);
         for j in i..n {
             let cj = &cols[j];
-            let v = wp * wp * ci.linear.dot(&cj.linear) + wo * wo * ci.angular.dot(&cj.angular);
+            let mut angular = ci.angular.dot(&cj.angular);
+            if let Some(r) = roll {
+                angular -= ci.angular.dot(r) * cj.angular.dot(r);
+            }
+            let v = wp * wp * ci.linear.dot(&cj.linear) + wo * wo * angular;
             a[i * n + j] = v;
             a[j * n + i] = v;
         }

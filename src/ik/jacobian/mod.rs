@@ -289,7 +289,7 @@ impl Setup {
             max_step: self.options.max_step,
             // The closest mode wants the self-motion nearest the seed (it
             // slides there), not steered away from it.
-            // On position targets the gradients steer only from an answer
+            // On position (and pointing) targets the gradients steer only from an answer
             // (`once_reached`): from the start of the descent they pulled
             // the 5-joint arm's jog, pushed out of reach, off its line
             // (tests/jog.rs). The posture pull (asked for explicitly) as
@@ -304,8 +304,7 @@ impl Setup {
                     rest: &self.rest,
                     gain: o.null_space_gain,
                     band,
-                    once_reached: !target.wants_orientation()
-                        && o.redundancy != Redundancy::Posture,
+                    once_reached: target.constraints() < 6 && o.redundancy != Redundancy::Posture,
                 }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {
@@ -356,7 +355,7 @@ impl Search {
         let out_of_reach = beyond_reach(&setup.chain, target);
         Search {
             out_of_reach,
-            redundant: setup.chain.dof() > if target.wants_orientation() { 6 } else { 3 },
+            redundant: setup.chain.dof() > target.constraints(),
             search_end: deadline.share(CLOSEST_SHARE),
             deadline,
             attempts_left: if out_of_reach {
