@@ -26,7 +26,7 @@ fn criteria() -> Criteria {
         // Generous: these tests are about the answers, not timing.
         budget: Duration::from_secs(1),
         clock: BudgetClock::Wall,
-        position_only: false,
+        orientation: arm_ik::ik::OrientationMode::Full,
     }
 }
 

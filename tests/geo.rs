@@ -322,7 +322,7 @@ fn every_target_reached(chain: &Chain, set: &arm_ik::bench::TargetSet, seed: &[f
         let mut solver = geo(chain, pick);
         let mut dist = Vec::new();
         for (k, s) in set.samples.iter().enumerate() {
-            let target = arm_ik::bench::sample_target(s, false);
+            let target = arm_ik::bench::sample_target(s, arm_ik::ik::OrientationMode::Full);
             let sol = solver.solve(&target, seed).unwrap();
             assert!(sol.status.is_converged(), "{pick:?} sample {k}: {sol:?}");
             dist.push(joint_distance(chain, &sol.q, seed, &[]));

@@ -127,6 +127,13 @@ impl OrientationMode {
         }
     }
 
+    /// Refuses a solver that cannot solve the targets this mode makes
+    /// (see [`super::SolverKind::supports`]).
+    pub fn check_solver(&self, solver: super::SolverKind) -> Result<(), IkError> {
+        let asked = self.apply(Some(UnitQuaternion::identity()));
+        solver.supports(&asked)
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             OrientationMode::Full => "full",

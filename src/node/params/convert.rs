@@ -7,7 +7,8 @@ use crate::node::TeleopSettings;
 use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
     SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
-    parse_mesh_path, parse_pitch, parse_position, parse_redundancy, parse_solver, parse_weights,
+    parse_mesh_path, parse_orientation, parse_pitch, parse_position, parse_redundancy,
+    parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -44,6 +45,7 @@ impl NodeParams {
                 redundancy: parse_redundancy(&self.redundancy)?,
                 null_space_gain: self.null_space_gain,
                 clearance_band: self.clearance_band,
+                target_orientation: parse_orientation(&self.target_orientation)?,
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,
