@@ -250,6 +250,7 @@ fn run_track(
         out["arm"] = json!(set.name());
         out["solver"] = json!(settings.solver.solver.name());
         out["rate_hz"] = json!(rate);
+        out["target_orientation"] = json!(settings.solver.target_orientation.name());
         out["node_rate_hz"] = json!(node_rate);
         out["paths"] = serde_json::to_value(&all)?;
         outln!("{}", serde_json::to_string(&out)?)?;
