@@ -127,10 +127,14 @@ fn closed_forms_refuse_5d_targets_naming_the_kind() {
     let chain = Chain::from_urdf_file(project_urdf("puma560.urdf"), None, Some("flange")).unwrap();
     let q = chain.mid_configuration();
     let mut target = pointing_of(&chain, &q);
-    for kind in [SolverKind::Geo] {
-        let mut s =
-            Solver::new(&chain, SolverConfig::default_for(kind), Common::default()).unwrap();
-        let e = s.solve(&target, &q).unwrap_err();
+    let arm = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let arm_q = arm.mid_configuration();
+    for (kind, chain, q) in [
+        (SolverKind::Geo, &chain, &q),
+        (SolverKind::Analytic, &arm, &arm_q),
+    ] {
+        let mut s = Solver::new(chain, SolverConfig::default_for(kind), Common::default()).unwrap();
+        let e = s.solve(&pointing_of(chain, q), q).unwrap_err();
         assert!(
             matches!(
                 e,

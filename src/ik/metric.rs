@@ -116,7 +116,7 @@ fn angle_of(sin: f64, cos: f64) -> f64 {
     }
 }
 
-/// The rotation part of [`pose_error`] whatever the weight: `None` for a
+/// The rotation part of `pose_error` whatever the weight: `None` for a
 /// position target (for callers with their own weighing, such as the
 /// node's follower).
 pub fn orientation_error(tip: &Transform, orientation: &Orientation) -> Option<Vector3<f64>> {
