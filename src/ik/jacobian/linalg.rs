@@ -8,7 +8,9 @@ use nalgebra::Vector3;
 /// weights; `e` is already weighted once. `roll`: a pointing target's tool
 /// axis (base frame), the turn about which the task leaves free: the
 /// angular rows are projected across it (`(I - r rᵀ) ω`), so a joint
-/// that only rolls the tool about it is self-motion. `g` needs no
+/// that only rolls the tool about it is self-motion: `A` less the
+/// rank-one `wo² p pᵀ`, `pᵢ = ωᵢ · r`, a pass of its own so that the
+/// 6D and position steps run the loop they always did. `g` needs no
 /// projection: the pointing error is already across the axis.
 pub(super) fn normal_equations(
     frames: &Frames,
@@ -26,13 +28,21 @@ pub(super) fn normal_equations(
             + wo * (ci.angular.x * e[3] + ci.angular.y * e[4] + ci.angular.z * e[5]);
         for j in i..n {
             let cj = &cols[j];
-            let mut angular = ci.angular.dot(&cj.angular);
-            if let Some(r) = roll {
-                angular -= ci.angular.dot(r) * cj.angular.dot(r);
-            }
-            let v = wp * wp * ci.linear.dot(&cj.linear) + wo * wo * angular;
+            let v = wp * wp * ci.linear.dot(&cj.linear) + wo * wo * ci.angular.dot(&cj.angular);
             a[i * n + j] = v;
             a[j * n + i] = v;
+        }
+    }
+    if let Some(r) = roll {
+        for i in 0..n {
+            let pi = wo * cols[i].angular.dot(r);
+            for j in i..n {
+                let v = pi * wo * cols[j].angular.dot(r);
+                a[i * n + j] -= v;
+                if j != i {
+                    a[j * n + i] -= v;
+                }
+            }
         }
     }
 }
