@@ -149,6 +149,12 @@ mod tests {
             }
         );
         assert_eq!(s.motion.max_velocity, Some(0.5));
+        let axis = NodeParams {
+            target_orientation: " axis".into(),
+            ..NodeParams::default()
+        };
+        let node = axis.settings().unwrap().node_config(&arm()).unwrap();
+        assert_eq!(node.target_orientation, crate::ik::OrientationMode::axis());
         let modes = s.solver_config(&arm()).unwrap().1.modes;
         assert_eq!(modes[4], JointMode::Lock);
     }
@@ -158,8 +164,11 @@ mod tests {
         let d = NodeParams::default;
         /// Makes one value bad.
         type Spoil = fn(&mut NodeParams);
-        let cases: [(&str, Spoil); 21] = [
+        let cases: [(&str, Spoil); 22] = [
             ("solver", |p| p.solver = "newton".into()),
+            ("target_orientation", |p| {
+                p.target_orientation = "roll".into()
+            }),
             ("max_iterations", |p| p.max_iterations = -1),
             ("max_iterations", |p| p.max_iterations = 1 << 40),
             ("budget_ms", |p| p.budget_ms = 0.0),

@@ -464,7 +464,7 @@ mod tests {
     fn bad_values_are_refused_naming_the_setting() {
         /// Makes one value bad.
         type Spoil = fn(&mut SolverSettings);
-        let cases: [(&str, Spoil); 11] = [
+        let cases: [(&str, Spoil); 13] = [
             ("position_tolerance", |s| s.position_tolerance = -1.0),
             ("orientation_tolerance", |s| {
                 s.orientation_tolerance = f64::NAN
@@ -479,6 +479,13 @@ mod tests {
                 s.bend = Bend::Pole(Vector3::new(f64::NAN, 0.0, 0.0))
             }),
             ("lock", |s| s.lock = vec![" ".into()]),
+            // The closed forms have no 5D targets.
+            ("target_orientation", |s| {
+                (s.solver, s.target_orientation) = (SolverKind::Geo, OrientationMode::axis())
+            }),
+            ("target_orientation", |s| {
+                (s.solver, s.target_orientation) = (SolverKind::Analytic, OrientationMode::axis())
+            }),
             ("clamp", |s| {
                 s.clamp = vec![JointClamp {
                     joint: "elbow".into(),
