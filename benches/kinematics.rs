@@ -111,7 +111,7 @@ fn bench_solve(c: &mut Criterion, id: &str, mut solvers: Vec<Solver>, set: &Targ
         .samples
         .iter()
         .take(ROTATION)
-        .map(|s| sample_target(s, set.position_only))
+        .map(|s| sample_target(s, set.orientation_mode()))
         .collect();
     let seed = set.seed("mid").expect("every set has a mid seed").to_vec();
     let mut i = 0;
@@ -198,7 +198,7 @@ fn geo(c: &mut Criterion) {
             .samples
             .iter()
             .take(ROTATION)
-            .map(|s| sample_target(s, false))
+            .map(|s| sample_target(s, arm_ik::ik::OrientationMode::Full))
             .collect();
         let seed = set.seed("mid").expect("every set has a mid seed").to_vec();
         let mut i = 0;

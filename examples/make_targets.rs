@@ -10,6 +10,8 @@
 //! With `--paths P`, a path set instead: P continuous paths of n / P
 //! targets each ([`TargetSet::generate_paths`]); with `--track S`, P (`--paths`, default 1)
 //! smooth paths of S seconds at `--rate` Hz ([`TargetSet::generate_track`]).
+//! `--position-only` writes positions, `--axis-only` 5D targets (the
+//! tip's +z axis pointing where the generating pose points it).
 //!
 //! `tests/targets.rs` regenerates every committed set and fails when the
 //! files are out of date.
@@ -35,6 +37,11 @@ struct Args {
     /// Targets are positions only (legs, position benchmarks).
     #[arg(long)]
     position_only: bool,
+    /// 5D targets: only where the tip's +z axis points counts (the roll
+    /// about it free); the samples are those of the pose set with the same
+    /// arguments.
+    #[arg(long, conflicts_with = "position_only")]
+    axis_only: bool,
     /// A path set: this many continuous paths of --n / --paths targets each,
     /// neighbours at most 1 mm and 0.01 rad apart.
     #[arg(long)]
@@ -75,6 +82,10 @@ fn main() -> anyhow::Result<()> {
             TargetSet::generate_paths(&chain, &urdf, p, a.n / p, a.rng_seed, a.position_only)
         }
     };
+    let mut set = set;
+    if a.axis_only {
+        set.tool_axis = Some([0.0, 0.0, 1.0]);
+    }
     std::fs::write(&a.output, set.to_json())
         .with_context(|| format!("writing {}", a.output.display()))?;
     println!(

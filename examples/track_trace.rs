@@ -17,7 +17,7 @@
 
 use arm_ik::bench::{STEP_LIMIT, TargetSet, largest_step};
 use arm_ik::model::{Chain, Frames};
-use arm_ik::node::msg::TargetMsg;
+use arm_ik::node::track::{path_samples, sample_message};
 use arm_ik::node::{NodeConfig, NodeCore, NodeSettings, SolveOutcome};
 use nalgebra::DMatrix;
 
@@ -45,6 +45,7 @@ fn main() -> anyhow::Result<()> {
     let chain = Chain::from_urdf_file(set.urdf_path(), Some(&set.base_link), Some(&set.tip_link))?;
     let mut settings = NodeSettings::default();
     settings.collision.check = false;
+    settings.solver.target_orientation = set.orientation_mode();
     let (solver, common) = settings.solver_config(&chain)?;
     let config = NodeConfig {
         initial: Some(set.paths[path].start.clone()),
@@ -75,12 +76,12 @@ fn main() -> anyhow::Result<()> {
             v
         }
     };
-    let first: usize = set.paths[..path].iter().map(|p| p.len).sum();
+    let samples = path_samples(&set, path);
     let rows_of = if set.position_only { 3 } else { 6 };
     let f = |v: &[f64]| v.iter().map(|x| format!("{x:7.3}")).collect::<String>();
     for i in shown {
         let r = &rows[i];
-        let made = &set.samples[first + r.sample].q;
+        let made = &samples[r.sample].q;
         let (sa, sg) = (
             smallest_singular(&chain, &r.answer, rows_of),
             smallest_singular(&chain, made, rows_of),
@@ -106,8 +107,7 @@ fn replay<S: arm_ik::servo::ServoOutput>(
     set: &TargetSet,
     path: usize,
 ) -> Vec<Row> {
-    let first: usize = set.paths[..path].iter().map(|p| p.len).sum();
-    let samples = &set.samples[first..first + set.paths[path].len];
+    let samples = path_samples(set, path);
     let rate = set.rate_hz.unwrap_or(20.0);
     let dt = 1.0 / core.config().rate_hz;
     let dof = core.layout().dof();
@@ -118,14 +118,7 @@ fn replay<S: arm_ik::servo::ServoOutput>(
             break;
         }
         while next < samples.len() && next as f64 / rate <= now + 1e-9 {
-            let s = &samples[next];
-            let msg = TargetMsg {
-                stamp: 0.0,
-                frame_id: String::new(),
-                position: s.position,
-                orientation: (!set.position_only).then_some(s.quaternion),
-            };
-            core.on_target(&msg, now);
+            core.on_target(&sample_message(set, &samples[next]), now);
             latest = next;
             next += 1;
         }

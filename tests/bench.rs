@@ -26,7 +26,7 @@ fn criteria() -> Criteria {
         // Generous: these tests are about the answers, not timing.
         budget: Duration::from_secs(1),
         clock: BudgetClock::Wall,
-        position_only: false,
+        orientation: arm_ik::ik::OrientationMode::Full,
     }
 }
 
@@ -345,6 +345,46 @@ fn the_ur5_and_so101_follow_minute_long_paths_without_reconfiguring() {
         let lag = v["worst_lag"].as_f64().unwrap();
         assert!(lag <= 0.04, "{name}: the tip trailed by {lag} m: {v}");
         assert_eq!(v["jumps"], 0, "{name}: {v}");
+    }
+}
+
+/// Issue 22's 6-joint arm on 5D targets: a path set of poses written as
+/// 5D (`tool_axis`: only where the tool's +z points counts, the roll
+/// free, so the UR5 has a joint to spare) is streamed through the node
+/// core as such and followed without a jump, within 40 mm; the project
+/// arm's (5 joints, no joint to spare) too. The geo solver, which has no
+/// 5D targets, is refused at once, naming the kind.
+#[test]
+fn five_d_track_sets_are_followed_without_jumps() {
+    let mut arms = vec![(
+        "arm_axis",
+        common::project_urdf("arm.urdf"),
+        ("base_link", "tool"),
+    )];
+    if let Some(dir) = common::shared_dir() {
+        arms.push((
+            "ur5_axis",
+            dir.join("robots/ur5_robot.urdf"),
+            ("base_link", "tool0"),
+        ));
+    }
+    for (name, urdf, ends) in arms {
+        let file = track_file(name, &urdf, ends, (2, 10.0));
+        let mut set = TargetSet::load(&file).unwrap();
+        set.tool_axis = Some([0.0, 0.0, 1.0]);
+        std::fs::write(&file, set.to_json()).unwrap();
+        let v = track_figures(&file, &[]);
+        assert_eq!(v["target_orientation"], "axis", "{name}: {v}");
+        assert_eq!(v["reached"], v["targets"], "{name}: {v}");
+        assert_eq!(v["jumps"], 0, "{name}: {v}");
+        let lag = v["worst_lag"].as_f64().unwrap();
+        assert!(lag <= 0.04, "{name}: the tip trailed by {lag} m: {v}");
+        let out = common::arm_ik(&["bench", "--targets", &file, "--solver", "geo"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("pointing-axis (5D)"),
+            "{err}"
+        );
     }
 }
 

@@ -75,8 +75,9 @@ fn sampled_configurations_are_found(chain: &Chain, n: usize) {
             assert!((e.position - target.position).norm() < 1e-9, "sample {k}");
             let angle = e
                 .orientation
+                .full()
                 .unwrap()
-                .angle_to(&target.orientation.unwrap());
+                .angle_to(&target.orientation.full().unwrap());
             assert!(angle < 1e-9, "sample {k}: {angle}");
             for (v, j) in s.q.iter().zip(&chain.joints) {
                 assert!(
@@ -321,7 +322,7 @@ fn every_target_reached(chain: &Chain, set: &arm_ik::bench::TargetSet, seed: &[f
         let mut solver = geo(chain, pick);
         let mut dist = Vec::new();
         for (k, s) in set.samples.iter().enumerate() {
-            let target = arm_ik::bench::sample_target(s, false);
+            let target = arm_ik::bench::sample_target(s, arm_ik::ik::OrientationMode::Full);
             let sol = solver.solve(&target, seed).unwrap();
             assert!(sol.status.is_converged(), "{pick:?} sample {k}: {sol:?}");
             dist.push(joint_distance(chain, &sol.q, seed, &[]));
@@ -372,7 +373,7 @@ fn solve_all_is_refused_by_the_iterative_solvers_and_listed_by_the_cli() {
     let q = [0.4, 0.3, -1.0, 0.5, 0.8, -0.3];
     let chain = Chain::from_urdf_str(&puma_xml(), None, None).unwrap();
     let t = pose_of(&chain, &q);
-    let o = t.orientation.unwrap();
+    let o = t.orientation.full().unwrap();
     let pos = format!("{},{},{}", t.position.x, t.position.y, t.position.z);
     let quat = format!("{},{},{},{}", o.i, o.j, o.k, o.w);
     let args = |solver: &'static str| {

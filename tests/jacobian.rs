@@ -534,7 +534,7 @@ mod protocol {
         let samples: Vec<_> = set.samples.iter().step_by(10).collect();
         let mut converged = 0;
         for sample in &samples {
-            let target = bench::sample_target(sample, false);
+            let target = bench::sample_target(sample, arm_ik::ik::OrientationMode::Full);
             let sol = s.solve(&target, &zero).unwrap();
             assert_sane(&chain, &target, &sol);
             converged += usize::from(sol.status.is_converged());
@@ -560,7 +560,7 @@ mod protocol {
             orientation_tolerance: 1e-5,
             budget: GENEROUS,
             clock: arm_ik::ik::BudgetClock::Wall,
-            position_only: set.position_only,
+            orientation: set.orientation_mode(),
         };
         let mut s = solver(&chain, generous(), Vec::new());
         let records = bench::run(&mut s, &set, &seed, &criteria);

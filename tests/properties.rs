@@ -19,8 +19,8 @@ mod common;
 
 use arm_ik::ik::{
     AnalyticOptions, CcdOptions, Common, FabrikOptions, IkError, JacobianOptions, JointMode,
-    QUATERNION_LENGTH_TOLERANCE, Solution, SolveStatus, Solver, SolverConfig, Target, Tolerance,
-    approach_pitch,
+    Orientation, QUATERNION_LENGTH_TOLERANCE, Solution, SolveStatus, Solver, SolverConfig, Target,
+    Tolerance, approach_pitch,
 };
 use arm_ik::model::Chain;
 use common::{pose_of, position_of, project_urdf};
@@ -139,7 +139,7 @@ fn check_claim(chain: &Chain, target: &Target, s: &Solution) -> Result<(), TestC
     prop_assert!(chain.within_limits(&s.q), "outside the limits: {:?}", s.q);
     let tip = chain.fk(&s.q);
     let pe = (target.position - tip.translation.vector).norm();
-    let oe = match target.orientation {
+    let oe = match target.orientation.full() {
         Some(o) if target.orientation_weight > 0.0 => {
             UnitQuaternion::from_rotation_matrix(&tip.rotation).angle_to(&o)
         }
@@ -503,15 +503,16 @@ proptest! {
         match slot {
             0..=2 => t.position[slot] = bad,
             3..=6 => {
-                let mut c = t.orientation.unwrap().into_inner().coords;
+                let mut c = t.orientation.full().unwrap().into_inner().coords;
                 c[slot - 3] = bad;
-                t.orientation = Some(UnitQuaternion::new_unchecked(Quaternion::from(c)));
+                t.orientation =
+                    Orientation::Full(UnitQuaternion::new_unchecked(Quaternion::from(c)));
             }
             7 => t.position_weight = bad,
             8 => t.orientation_weight = bad,
             _ => {
                 t.position[0] = bad;
-                t.orientation = None;
+                t.orientation = Orientation::Free;
             }
         }
         for (name, chain, config) in every_solver() {
@@ -611,7 +612,7 @@ proptest! {
         let off = (length - 1.0).abs() / QUATERNION_LENGTH_TOLERANCE;
         match Target::from_xyzw([0.1, 0.0, 0.2], Some(xyzw)) {
             Ok(t) => {
-                let q = t.orientation.unwrap();
+                let q = t.orientation.full().unwrap();
                 prop_assert!((q.norm() - 1.0).abs() < 1e-12, "{:?} became {:?}", xyzw, q);
                 let want = UnitQuaternion::from_quaternion(dir);
                 prop_assert!(q.angle_to(&want) < 1e-9, "{:?} became {:?}", xyzw, q);

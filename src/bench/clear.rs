@@ -71,7 +71,7 @@ pub fn run_clear(
 ) -> (Vec<Record>, CollisionFigures) {
     let chain = solver.chain().clone();
     let mut records = run_with(&chain, set, seed, c, stop, |sample, seed| {
-        let target = sample_target(sample, c.position_only);
+        let target = sample_target(sample, c.orientation);
         let mut clear = Clear::new(world);
         let watch = Stopwatch::start();
         let result = solver.solve_admissible(&target, seed, &mut clear, c.budget, clock(c.clock));

@@ -95,6 +95,7 @@ impl TargetSet {
         };
         TargetSet {
             rate_hz: None,
+            tool_axis: None,
             urdf: urdf.to_owned(),
             base_link: chain.base.clone(),
             tip_link: chain.tip.clone(),

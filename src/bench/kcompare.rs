@@ -89,10 +89,11 @@ impl KChain {
     pub fn run(&self, ours: &Chain, set: &TargetSet, seed: &[f64], c: &Criteria) -> Vec<Record> {
         let solver =
             k::JacobianIkSolver::new(c.position_tolerance, c.orientation_tolerance, 0.5, 500);
+        let rotation = c.orientation == crate::ik::OrientationMode::Full;
         let constraints = k::Constraints {
-            rotation_x: !c.position_only,
-            rotation_y: !c.position_only,
-            rotation_z: !c.position_only,
+            rotation_x: rotation,
+            rotation_y: rotation,
+            rotation_z: rotation,
             ..Default::default()
         };
         let never = std::sync::atomic::AtomicBool::new(false);

@@ -33,7 +33,8 @@ pub use summary::{
 pub use targets::{NamedSeed, PathSpan, Sample, TargetFileError, TargetSet};
 
 use crate::ik::{
-    BudgetClock, IkError, Solution, Solver, Target, joint_distance, orientation_distance,
+    BudgetClock, IkError, OrientationMode, Solution, Solver, Target, joint_distance,
+    orientation_angle,
 };
 use crate::model::{Chain, JointKind, wrap_angle};
 use serde::Serialize;
@@ -49,8 +50,9 @@ pub struct Criteria {
     /// The clock the budget is counted on (the solver's should be the
     /// same: [`clock`]).
     pub clock: BudgetClock,
-    /// Judge position only (leg target files).
-    pub position_only: bool,
+    /// What the targets ask of the orientation (the set's
+    /// [`TargetSet::orientation_mode`]).
+    pub orientation: OrientationMode,
 }
 
 /// One query's outcome, in target order.
@@ -161,12 +163,9 @@ pub fn judge(
         };
     }
     let tip = chain.fk(q);
-    let target = sample_target(sample, c.position_only);
+    let target = sample_target(sample, c.orientation);
     let position_error = (target.position - tip.translation.vector).norm();
-    let orientation_error = match target.orientation {
-        Some(o) => orientation_distance(&tip, &o),
-        None => 0.0,
-    };
+    let orientation_error = orientation_angle(&tip, &target.orientation);
     let verdict = if !chain.within_limits(q) {
         Verdict::Limits
     } else if position_error > c.position_tolerance || orientation_error > c.orientation_tolerance {
@@ -183,15 +182,13 @@ pub fn judge(
     }
 }
 
-/// The target a sample asks for.
-pub fn sample_target(sample: &Sample, position_only: bool) -> Target {
+/// The target a sample asks for under `mode`.
+pub fn sample_target(sample: &Sample, mode: OrientationMode) -> Target {
     let p = nalgebra::Vector3::from(sample.position);
-    if position_only {
-        Target::position(p)
-    } else {
-        Target::from_xyzw(sample.position, Some(sample.quaternion))
-            .unwrap_or_else(|_| Target::position(p))
-    }
+    let mut t = Target::from_xyzw(sample.position, Some(sample.quaternion))
+        .unwrap_or_else(|_| Target::position(p));
+    t.orientation = mode.apply(t.orientation.full());
+    t
 }
 
 /// What a solver under test returned for one query.
@@ -285,7 +282,7 @@ pub fn run_until(
 ) -> Vec<Record> {
     let chain = solver.chain().clone();
     run_with(&chain, set, seed, c, stop, |sample, seed| {
-        let target = sample_target(sample, c.position_only);
+        let target = sample_target(sample, c.orientation);
         let watch = Stopwatch::start();
         let result = solver.solve(&target, seed);
         Answer::from_result(result, watch.stop())

@@ -3,6 +3,7 @@
 //! they form. [`TargetSet::generate`] and [`TargetSet::generate_paths`]
 //! make the project's own (`benches/targets/*.json`).
 
+use crate::ik::OrientationMode;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -73,6 +74,10 @@ pub struct TargetSet {
     /// Legs: the targets are positions only.
     #[serde(default)]
     pub position_only: bool,
+    /// 5D sets: only where this axis of the tip frame points counts (the
+    /// axis of each sample's rotation), the roll about it free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_axis: Option<[f64; 3]>,
     /// Seed of the generator that drew the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rng_seed: Option<u64>,
@@ -93,6 +98,18 @@ pub struct TargetSet {
 }
 
 impl TargetSet {
+    /// What the set's samples ask of the orientation: the one place that
+    /// reads `position_only` and `tool_axis`.
+    pub fn orientation_mode(&self) -> OrientationMode {
+        match self.tool_axis {
+            _ if self.position_only => OrientationMode::Ignore,
+            Some(t) => OrientationMode::Axis {
+                tool: nalgebra::Unit::new_normalize(nalgebra::Vector3::from(t)),
+            },
+            None => OrientationMode::Full,
+        }
+    }
+
     pub fn load(path: impl AsRef<Path>) -> Result<TargetSet, TargetFileError> {
         let path = path.as_ref();
         let shown = path.display().to_string();
@@ -115,6 +132,14 @@ impl TargetSet {
                     expected: n,
                 });
             }
+        }
+        if let Some(t) = set.tool_axis
+            && let Err(e) = crate::ik::direction_from_xyz("tool_axis", t)
+        {
+            return Err(TargetFileError::Malformed {
+                path: shown,
+                detail: e.to_string(),
+            });
         }
         set.check_paths()
             .map_err(|detail| TargetFileError::BadPaths {

@@ -8,7 +8,7 @@ use super::values;
 use arm_ik::bag::output::{self, Existing, Inputs};
 use arm_ik::bench::{self, BenchProtocol, Criteria, KChain, STEP_LIMIT, Summary, TargetSet};
 use arm_ik::collision;
-use arm_ik::ik::{BudgetClock, Solver, SolverConfig};
+use arm_ik::ik::{BudgetClock, OrientationMode, Solver, SolverConfig};
 use arm_ik::model::Chain;
 use arm_ik::node::{NodeConfig, NodeCore, NodeSettings, track};
 use serde_json::json;
@@ -108,6 +108,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // Before our own run, so a comparison that cannot run fails at once.
     let k = match a.compare.as_deref() {
         None => None,
+        Some("k") if matches!(target_orientation(&a, &set), OrientationMode::Axis { .. }) => {
+            anyhow::bail!("--compare k: the k crate's solver has no 5D (pointing-axis) targets")
+        }
         Some("k") => Some(KChain::load(&urdf, &chain)?),
         Some(other) => anyhow::bail!(
             "--compare {other}: only 'k' (the k crate's JacobianIkSolver) is available"
@@ -122,7 +125,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         orientation_tolerance: a.solver.orientation_tolerance,
         budget: Duration::from_secs_f64(a.solver.budget_ms / 1e3),
         clock: a.budget_clock,
-        position_only: set.position_only,
+        orientation: target_orientation(&a, &set),
     };
     let mut solver = Solver::new(&chain, config, common)?;
     let stop = Stop::on_signals()?;
@@ -189,6 +192,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What the targets ask of the orientation: the set's kind (a position or
+/// a 5D set), or for a set of poses what --target-orientation says.
+fn target_orientation(a: &Args, set: &TargetSet) -> OrientationMode {
+    match set.orientation_mode() {
+        OrientationMode::Full => a.solver.target_orientation,
+        other => other,
+    }
+}
+
 /// The track protocol ([`arm_ik::node::track`]): the set streamed into the
 /// node core at its rate, the core starting at the path's start (the arm's
 /// known pose) or at the named seed.
@@ -198,11 +210,12 @@ fn run_track(
     chain: &Chain,
     collision: arm_ik::collision::CollisionOptions,
 ) -> anyhow::Result<ExitCode> {
-    let settings = NodeSettings {
+    let mut settings = NodeSettings {
         solver: a.solver.settings().map_err(flag_usage)?,
         collision,
         ..NodeSettings::default()
     };
+    settings.solver.target_orientation = target_orientation(a, set);
     let (solver, common) = settings.solver_config(chain).map_err(flag_error)?;
     let config = settings.node_config(chain).map_err(flag_error)?;
     let from = match &a.seed_name {
@@ -237,6 +250,7 @@ fn run_track(
         out["arm"] = json!(set.name());
         out["solver"] = json!(settings.solver.solver.name());
         out["rate_hz"] = json!(rate);
+        out["target_orientation"] = json!(settings.solver.target_orientation.name());
         out["node_rate_hz"] = json!(node_rate);
         out["paths"] = serde_json::to_value(&all)?;
         outln!("{}", serde_json::to_string(&out)?)?;

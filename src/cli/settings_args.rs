@@ -6,7 +6,7 @@
 //! is, so an error about a setting can be shown with its flag.
 
 use super::values;
-use arm_ik::ik::{Bend, Common, Redundancy, SolverConfig, SolverKind};
+use arm_ik::ik::{Bend, Common, OrientationMode, Redundancy, SolverConfig, SolverKind};
 use arm_ik::model::Chain;
 use arm_ik::node::settings::{
     AUTO_GRIPPER, BEND_KEYWORDS, GripperJoint, parse_bend, parse_clamps, parse_locks, parse_weights,
@@ -20,6 +20,11 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 fn solver_kind() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new(SolverKind::ALL.map(SolverKind::name))
         .map(|s| s.parse::<SolverKind>().expect("a listed solver name"))
+}
+
+fn target_orientation() -> impl TypedValueParser<Value = OrientationMode> {
+    PossibleValuesParser::new(OrientationMode::NAMES)
+        .map(|s| s.parse::<OrientationMode>().expect("a listed mode"))
 }
 
 fn redundancy() -> impl TypedValueParser<Value = Redundancy> {
@@ -109,6 +114,11 @@ pub struct SolverArgs {
     /// this much of the margin (m; 0: never).
     #[arg(long, value_parser = values::non_negative, default_value_t = SolverSettings::default().clearance_band)]
     pub clearance_band: f64,
+    /// What a pose target's orientation asks: full (the whole rotation),
+    /// axis (only where the tool's +z axis points, a 5D target: the roll
+    /// about it is free) or ignore (the position only).
+    #[arg(long, default_value = "full", value_parser = target_orientation())]
+    pub target_orientation: OrientationMode,
 }
 
 impl SolverArgs {
@@ -144,6 +154,7 @@ impl SolverArgs {
             redundancy: self.redundancy,
             null_space_gain: self.null_space_gain,
             clearance_band: self.clearance_band,
+            target_orientation: self.target_orientation,
         };
         settings.validate()?;
         Ok(settings)

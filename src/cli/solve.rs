@@ -4,7 +4,10 @@ use super::robot::LinkArgs;
 use super::settings_args::SolverArgs;
 use super::{parse, values};
 use arm_ik::bench::{self, Stopwatch};
-use arm_ik::ik::{BudgetClock, Solver, SolverConfig, Target, joint_distance};
+use arm_ik::ik::{
+    BudgetClock, Orientation, Pointing, Solver, SolverConfig, Target, direction_from_xyz,
+    joint_distance,
+};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +33,17 @@ pub struct Args {
     /// (omit: position only).
     #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<4>)]
     orientation: Option<[f64; 4]>,
+    /// A 5D target: the direction x,y,z (base frame) the tool axis points
+    /// in, its roll free; any non-zero length (it is normalised). Instead
+    /// of --orientation.
+    #[arg(long, allow_hyphen_values = true, value_parser = values::direction,
+          conflicts_with = "orientation")]
+    axis: Option<[f64; 3]>,
+    /// With --axis: which axis of the tip frame points (default 0,0,1,
+    /// the approach axis of a ROS tool frame).
+    #[arg(long, allow_hyphen_values = true, value_parser = values::direction,
+          requires = "axis")]
+    tool_axis: Option<[f64; 3]>,
     /// Start configuration, one value per joint, each at most 1e6 in size
     /// (default: the middle of the limits).
     #[arg(long, allow_hyphen_values = true, value_delimiter = ',', value_parser = values::finite)]
@@ -45,7 +59,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let chain = a.links.chain(&a.urdf)?;
-    let target = Target::from_xyzw(a.position, a.orientation)?;
+    let target = target(&a)?;
     let seed = match &a.seed {
         Some(s) => s.clone(),
         None => chain.mid_configuration(),
@@ -102,6 +116,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(super::EXIT_NOT_REACHED)
     })
+}
+
+/// The target the flags ask for: a pose (as --target-orientation takes
+/// it), a pointing axis or a position.
+fn target(a: &Args) -> anyhow::Result<Target> {
+    let mut target = Target::from_xyzw(a.position, a.orientation)?;
+    target.orientation = (a.solver.target_orientation).apply(target.orientation.full());
+    if let Some(d) = a.axis {
+        let tool = a.tool_axis.unwrap_or([0.0, 0.0, 1.0]);
+        target.orientation = Orientation::Axis(Pointing {
+            direction: direction_from_xyz("--axis", d)?,
+            tool: direction_from_xyz("--tool-axis", tool)?,
+        });
+    }
+    Ok(target)
 }
 
 /// `--all`: every solution within the limits, or the solver's reason why

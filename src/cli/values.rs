@@ -95,6 +95,15 @@ pub fn budget_clock(s: &str) -> Result<arm_ik::ik::BudgetClock, String> {
     s.parse()
 }
 
+/// A direction `x,y,z` (`solve --axis`): three finite numbers, at most
+/// 1e6 in size and not all zero, normalised to unit length.
+pub fn direction(s: &str) -> Result<[f64; 3], String> {
+    let v = super::parse::numbers::<3>(s)?;
+    let d = arm_ik::ik::direction_from_xyz("direction", v)
+        .map_err(|_| format!("'{s}' has no direction: a direction needs a non-zero length"))?;
+    Ok([d.x, d.y, d.z])
+}
+
 /// A frame rate a servo link can stream at (Hz).
 pub fn frame_rate(s: &str) -> Result<f64, String> {
     LinkSettings::check_rate(number(s)?).map_err(|_| {
@@ -130,6 +139,9 @@ mod tests {
         assert_eq!(frame_rate("50"), Ok(50.0));
         assert_eq!(budget_clock("cpu"), Ok(arm_ik::ik::BudgetClock::Cpu));
         assert!(budget_clock("CPU").unwrap_err().contains("choose wall"));
+        assert_eq!(direction("0,0,-2"), Ok([0.0, 0.0, -1.0]));
+        assert!(direction("0,0,0").unwrap_err().contains("non-zero length"));
+        assert!(direction("0,nan,1").unwrap_err().contains("not finite"));
     }
 }
 

@@ -70,7 +70,7 @@ impl Observer for Watch {
                 frame_id: self.base.clone(),
             },
             position: [p.x, p.y, p.z],
-            orientation: target.orientation.map(|q| [q.i, q.j, q.k, q.w]),
+            orientation: target.orientation.full().map(|q| [q.i, q.j, q.k, q.w]),
         };
         if let Some(b) = &mut self.bag {
             let data = t.encode(arm_ik::bag::Endian::Little);

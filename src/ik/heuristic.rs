@@ -14,7 +14,9 @@
 
 use super::geometry::angle_about_axis;
 use super::metric::pose_error;
-use super::{Bounds, Common, IkError, Outcome, Reason, Rng, Solution, Start, Target, finish};
+use super::{
+    Bounds, Common, IkError, Orientation, Outcome, Reason, Rng, Solution, Start, Target, finish,
+};
 use crate::model::{Chain, JointKind, Transform};
 use nalgebra::{Point3, Vector3};
 
@@ -344,12 +346,24 @@ impl Turn {
     /// Adds the tip's three frame axes against the target's, weighted so
     /// that the sum approximates the metric's `orientation_weight^2 * angle^2`
     /// (the three axes' squared distances add up to about twice the angle
-    /// squared). Does nothing when the target has no orientation.
+    /// squared). A pointing target adds its tool axis alone against the
+    /// direction, at twice the weight (one axis's squared distance is
+    /// about the angle squared). Does nothing when the target has no
+    /// orientation.
     pub fn add_orientation(&mut self, axis: &Vector3<f64>, tip: &Transform, target: &Target) {
-        let Some(goal) = target.orientation.filter(|_| target.wants_orientation()) else {
+        if !target.wants_orientation() {
             return;
-        };
+        }
         let w = 0.5 * target.orientation_weight * target.orientation_weight;
+        let goal = match target.orientation {
+            Orientation::Full(q) => q,
+            Orientation::Axis(p) => {
+                let from = tip.rotation * p.tool.into_inner();
+                self.add(axis, &from, &p.direction, 2.0 * w);
+                return;
+            }
+            Orientation::Free => return,
+        };
         let goal = goal.to_rotation_matrix();
         for c in 0..3 {
             let from = tip.rotation.matrix().column(c).into_owned();

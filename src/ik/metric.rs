@@ -1,6 +1,7 @@
 //! The one error measure all solvers and the benchmark share.
 
 use super::Target;
+use super::orientation::{Orientation, Pointing};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use nalgebra::{UnitQuaternion, Vector3};
 
@@ -9,7 +10,8 @@ use nalgebra::{UnitQuaternion, Vector3};
 pub struct Tolerance {
     /// Metres.
     pub position: f64,
-    /// Radians (angle of the relative rotation).
+    /// Radians: the angle of the relative rotation, or for a pointing
+    /// (5D) target the angle between the tool axis and its direction.
     pub orientation: f64,
 }
 
@@ -30,7 +32,14 @@ pub struct PoseDeviation {
     pub position: Vector3<f64>,
     /// Rotation that takes the tip's orientation to the target's, as an
     /// axis times angle (rad); zero when the target has no orientation.
+    /// For a pointing (5D) target, the shortest rotation that turns the
+    /// tool axis onto the direction: perpendicular to both, the roll about
+    /// the axis never part of it.
     pub rotation: Vector3<f64>,
+    /// Pointing targets: the tool axis in the base frame, about which the
+    /// tip may turn freely (the Jacobian solver takes the turn about it
+    /// out of its rows, so the roll is self-motion).
+    pub free_roll: Option<Vector3<f64>>,
 }
 
 impl PoseDeviation {
@@ -59,11 +68,78 @@ impl PoseDeviation {
 /// target asks for it (an orientation weight of 0 means position only).
 pub fn pose_error(tip: &Transform, target: &Target) -> PoseDeviation {
     let position = target.position - tip.translation.vector;
-    let rotation = match target.orientation {
-        Some(q) if target.orientation_weight > 0.0 => rotation_error(tip, &q),
-        _ => Vector3::zeros(),
+    let (rotation, free_roll) = match target.orientation {
+        _ if target.orientation_weight <= 0.0 => (Vector3::zeros(), None),
+        Orientation::Free => (Vector3::zeros(), None),
+        Orientation::Full(q) => (rotation_error(tip, &q), None),
+        Orientation::Axis(p) => {
+            let axis = tip.rotation * p.tool.into_inner();
+            (pointing_error(&axis, &p), Some(axis))
+        }
     };
-    PoseDeviation { position, rotation }
+    PoseDeviation {
+        position,
+        rotation,
+        free_roll,
+    }
+}
+
+/// The shortest rotation (axis times angle, base frame) that turns
+/// `axis` (the tool axis, base frame) onto `p.direction`; its norm is the
+/// angle between them. Pointing exactly away, any axis across serves:
+/// the one across and nearest the base's x or y.
+fn pointing_error(axis: &Vector3<f64>, p: &Pointing) -> Vector3<f64> {
+    let d = p.direction.into_inner();
+    let across = axis.cross(&d);
+    let sin = across.norm();
+    let cos = axis.dot(&d);
+    if sin > 1e-300 {
+        across * (angle_of(sin, cos) / sin)
+    } else if cos >= 0.0 {
+        Vector3::zeros()
+    } else {
+        let helper = if axis.x.abs() < 0.9 {
+            Vector3::x()
+        } else {
+            Vector3::y()
+        };
+        axis.cross(&helper).normalize() * std::f64::consts::PI
+    }
+}
+
+/// The angle from its sine and cosine (both of a unit pair), in [0, π].
+fn angle_of(sin: f64, cos: f64) -> f64 {
+    if cos >= 0.0 {
+        half_angle(sin, cos)
+    } else {
+        std::f64::consts::PI - half_angle(sin, -cos)
+    }
+}
+
+/// The rotation part of `pose_error` whatever the weight: `None` for a
+/// position target (for callers with their own weighing, such as the
+/// node's follower).
+pub fn orientation_error(tip: &Transform, orientation: &Orientation) -> Option<Vector3<f64>> {
+    match orientation {
+        Orientation::Free => None,
+        Orientation::Full(q) => Some(rotation_error(tip, q)),
+        Orientation::Axis(p) => Some(pointing_error(&(tip.rotation * p.tool.into_inner()), p)),
+    }
+}
+
+/// The angle the orientation tolerance applies to, between the tip and
+/// what `orientation` asks: the relative rotation's for a full one, the
+/// tool axis's to its direction for a pointing one, 0 for none.
+pub fn orientation_angle(tip: &Transform, orientation: &Orientation) -> f64 {
+    match orientation {
+        Orientation::Free => 0.0,
+        Orientation::Full(q) => orientation_distance(tip, q),
+        Orientation::Axis(p) => {
+            let axis = tip.rotation * p.tool.into_inner();
+            let d = p.direction.into_inner();
+            angle_of(axis.cross(&d).norm(), axis.dot(&d))
+        }
+    }
 }
 
 /// Axis-angle of `target * tip⁻¹` in the base frame: the rotation to apply
@@ -118,6 +194,52 @@ pub fn joint_distance(chain: &Chain, q: &[f64], seed: &[f64], weights: &[f64]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::{Rotation3, Translation3, Unit};
+
+    fn tip_turned(r: Rotation3<f64>) -> Transform {
+        Transform::from_parts(Translation3::new(0.1, 0.2, 0.3), r)
+    }
+
+    /// A pointing target asks nothing of the roll about the tool axis:
+    /// any roll of a tip whose +z points down costs nothing.
+    #[test]
+    fn roll_about_the_tool_axis_costs_nothing() {
+        let down = Unit::new_normalize(Vector3::new(0.0, 0.0, -1.0));
+        let target = Target::axis(Vector3::new(0.1, 0.2, 0.3), down);
+        let flip = Rotation3::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI);
+        for roll in [0.0, 0.7, -2.0, 3.1] {
+            let tip = tip_turned(flip * Rotation3::from_axis_angle(&Vector3::z_axis(), roll));
+            let e = pose_error(&tip, &target);
+            assert!(e.rotation_norm() < 1e-12, "roll {roll}: {e:?}");
+            assert!(e.within(&Tolerance::default()));
+            assert!(orientation_angle(&tip, &target.orientation) < 1e-12);
+        }
+    }
+
+    /// A tool axis tilted by an angle is off by that angle, about an axis
+    /// across it, whatever the roll; pointing away, by π.
+    #[test]
+    fn a_tilted_axis_is_measured_as_its_angle() {
+        let up = Vector3::z_axis();
+        let target = Target::axis(Vector3::zeros(), up);
+        for (tilt, roll) in [
+            (1e-6, 0.0),
+            (0.3, 1.0),
+            (2.5, -0.4),
+            (std::f64::consts::PI, 0.2),
+        ] {
+            let r = Rotation3::from_axis_angle(&Vector3::y_axis(), tilt)
+                * Rotation3::from_axis_angle(&Vector3::z_axis(), roll);
+            let tip = tip_turned(r);
+            let e = pose_error(&tip, &target);
+            assert!((e.rotation_norm() - tilt).abs() < 1e-12, "{tilt}: {e:?}");
+            let axis = e.free_roll.unwrap();
+            assert!(e.rotation.dot(&axis).abs() < 1e-12, "across the tool axis");
+            assert!((orientation_angle(&tip, &target.orientation) - tilt).abs() < 1e-12);
+        }
+        let tip = tip_turned(Rotation3::from_axis_angle(&Vector3::y_axis(), 2e-5));
+        assert!(!pose_error(&tip, &target).within(&Tolerance::default()));
+    }
 
     #[test]
     fn half_angle_series_matches_atan2() {

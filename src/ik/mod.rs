@@ -21,6 +21,7 @@ mod geometry;
 mod heuristic;
 mod jacobian;
 mod metric;
+mod orientation;
 mod rng;
 mod solution;
 mod target;
@@ -34,7 +35,11 @@ pub use clock::{BudgetClock, Clock, Deadline, OwnTime};
 pub use fabrik::{FabrikOptions, FabrikSolver};
 pub use geo::{Family, GeoOptions, GeoSolver, GeoStructure, INTERSECTION_TOLERANCE, Pick};
 pub use jacobian::{Closest, JacobianOptions, JacobianSolver, Redundancy, reach};
-pub use metric::{Tolerance, joint_distance, orientation_distance, rotation_error};
+pub use metric::{
+    Tolerance, joint_distance, orientation_angle, orientation_distance, orientation_error,
+    rotation_error,
+};
+pub use orientation::{Orientation, OrientationMode, Pointing, direction_from_xyz};
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};
 pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
@@ -65,6 +70,13 @@ pub enum IkError {
         "the {solver} solver cannot list every solution: it finds one per solve (the geo solver lists them all on the 6R arms it fits)"
     )]
     CannotListAll { solver: &'static str },
+    #[error(
+        "the {solver} solver does not solve {kind} targets (the jacobian, ccd and fabrik solvers do)"
+    )]
+    UnsupportedTarget {
+        solver: &'static str,
+        kind: &'static str,
+    },
     #[error("invalid {solver} option {option}: {why}")]
     BadOption {
         solver: &'static str,
@@ -92,6 +104,22 @@ impl SolverKind {
         SolverKind::Fabrik,
         SolverKind::Geo,
     ];
+
+    /// Refuses the target kinds the solver does not solve, naming them:
+    /// the closed forms (analytic, geo) solve poses and positions, not a
+    /// pointing axis with a free roll; answering one as a pose or a
+    /// position would solve something nobody asked for.
+    pub fn supports(self, orientation: &Orientation) -> Result<(), IkError> {
+        match (self, orientation) {
+            (SolverKind::Analytic | SolverKind::Geo, Orientation::Axis(_)) => {
+                Err(IkError::UnsupportedTarget {
+                    solver: self.name(),
+                    kind: orientation.kind_name(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -245,6 +273,7 @@ impl Solver {
     /// A target that can be solved for and a seed with a value per joint.
     fn check_input(&self, target: &Target, seed: &[f64]) -> Result<(), IkError> {
         target.validate()?;
+        self.kind().supports(&target.orientation)?;
         let expected = self.chain().dof();
         if seed.len() != expected {
             return Err(IkError::SeedLength {
@@ -342,6 +371,7 @@ impl Solver {
         let deadline = Deadline::start(clock, budget);
         if let Solver::Jacobian(s) = self {
             target.validate()?;
+            SolverKind::Jacobian.supports(&target.orientation)?;
             if seed.len() != s.chain().dof() {
                 return Err(IkError::SeedLength {
                     expected: s.chain().dof(),

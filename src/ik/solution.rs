@@ -1,6 +1,6 @@
 //! The result every solver returns, and the shared last step that builds it.
 
-use super::metric::orientation_distance;
+use super::metric::orientation_angle;
 use super::{Bounds, Target, Tolerance};
 use crate::model::{Chain, Transform};
 
@@ -153,10 +153,7 @@ pub fn finish_with(
     let position_error = (target.position - tip.translation.vector).norm();
     // One angle serves both: the error reported and the one the status is
     // judged on (as `pose_error`, only when the orientation is weighted).
-    let orientation_error = target
-        .orientation
-        .map(|o| orientation_distance(&tip, &o))
-        .unwrap_or(0.0);
+    let orientation_error = orientation_angle(&tip, &target.orientation);
     let counted = if target.orientation_weight > 0.0 {
         orientation_error
     } else {

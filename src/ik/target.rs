@@ -1,18 +1,20 @@
 //! What a solver is asked to reach.
 
 use super::IkError;
-use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use super::orientation::{Orientation, Pointing};
+use nalgebra::{Quaternion, Unit, UnitQuaternion, Vector3};
 
 /// A tip pose in the chain's base frame (metres, REP 103).
 ///
-/// `orientation: None` asks for the position only. The weights trade
+/// `orientation` says what is asked of the tip's orientation: all of it,
+/// where one tool axis points (5D), or nothing. The weights trade
 /// position against orientation where both cannot be met (a 4- or 5-DOF arm
 /// reaches only some orientations at a given point): an orientation weight of
 /// 0 is the same as asking for the position only.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     pub position: Vector3<f64>,
-    pub orientation: Option<UnitQuaternion<f64>>,
+    pub orientation: Orientation,
     pub position_weight: f64,
     pub orientation_weight: f64,
 }
@@ -22,7 +24,7 @@ impl Target {
     pub fn position(p: Vector3<f64>) -> Target {
         Target {
             position: p,
-            orientation: None,
+            orientation: Orientation::Free,
             position_weight: 1.0,
             orientation_weight: 1.0,
         }
@@ -31,7 +33,16 @@ impl Target {
     /// A full pose target.
     pub fn pose(p: Vector3<f64>, q: UnitQuaternion<f64>) -> Target {
         Target {
-            orientation: Some(q),
+            orientation: Orientation::Full(q),
+            ..Target::position(p)
+        }
+    }
+
+    /// A position and the direction the tip's +z axis (the approach axis
+    /// of a ROS tool frame) points in, the roll about it free.
+    pub fn axis(p: Vector3<f64>, direction: Unit<Vector3<f64>>) -> Target {
+        Target {
+            orientation: Orientation::Axis(Pointing::along(direction)),
             ..Target::position(p)
         }
     }
@@ -42,8 +53,8 @@ impl Target {
         let position = Vector3::from(p);
         check_finite("position", position.as_slice())?;
         let orientation = match xyzw {
-            None => None,
-            Some(v) => Some(quaternion_from_xyzw(v)?),
+            None => Orientation::Free,
+            Some(v) => Orientation::Full(quaternion_from_xyzw(v)?),
         };
         let t = Target {
             orientation,
@@ -55,13 +66,36 @@ impl Target {
 
     /// True when orientation takes part in the solve.
     pub fn wants_orientation(&self) -> bool {
-        self.orientation.is_some() && self.orientation_weight > 0.0
+        !self.orientation.is_free() && self.orientation_weight > 0.0
+    }
+
+    /// How many of the tip's six degrees of freedom the target constrains
+    /// (6, 5 or 3): a chain with more joints has self-motion to steer.
+    pub fn constraints(&self) -> usize {
+        let o = if self.orientation_weight > 0.0 {
+            self.orientation.constraints()
+        } else {
+            0
+        };
+        3 + o
     }
 
     /// Rejects NaN, infinite or negative values before any solver sees them.
     pub fn validate(&self) -> Result<(), IkError> {
         check_finite("position", self.position.as_slice())?;
-        if let Some(q) = &self.orientation {
+        if let Orientation::Axis(p) = &self.orientation {
+            for (field, v) in [("axis", p.direction), ("tool_axis", p.tool)] {
+                check_finite(field, v.as_slice())?;
+                let n = v.norm();
+                if (n - 1.0).abs() > UNIT_TOLERANCE {
+                    return Err(IkError::InvalidTarget {
+                        field,
+                        why: format!("direction {:?} has length {n:.3e}, not 1", v.as_slice()),
+                    });
+                }
+            }
+        }
+        if let Orientation::Full(q) = &self.orientation {
             check_finite("orientation", q.coords.as_slice())?;
             // The field is public: `UnitQuaternion::new_unchecked` can put
             // any quaternion in. A zero or scaled one would measure a
@@ -172,9 +206,9 @@ mod tests {
     #[test]
     fn quaternions_near_unit_length_are_normalised_and_others_refused() {
         let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, 1.0009])).unwrap();
-        assert!((t.orientation.unwrap().w - 1.0).abs() < 1e-15);
+        assert!((t.orientation.full().unwrap().w - 1.0).abs() < 1e-15);
         let t = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.707, 0.707])).unwrap();
-        assert!((t.orientation.unwrap().coords.norm() - 1.0).abs() < 1e-15);
+        assert!((t.orientation.full().unwrap().coords.norm() - 1.0).abs() < 1e-15);
         for w in [1e-9, 1e-6, 0.5, 0.998, 1.002, 2.0, 1e10] {
             let e = Target::from_xyzw([0.1, 0.0, 0.0], Some([0.0, 0.0, 0.0, w]))
                 .unwrap_err()

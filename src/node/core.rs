@@ -330,10 +330,12 @@ impl<S: ServoOutput> NodeCore<S> {
             ));
         }
         self.check_stamp(msg.stamp, now)?;
-        Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
+        let mut target = Target::from_xyzw(msg.position, msg.orientation).map_err(|e| match e {
             IkError::NonFiniteTarget { .. } => (RejectReason::NotFinite, e.to_string()),
             _ => (RejectReason::Invalid, e.to_string()),
-        })
+        })?;
+        target.orientation = (self.config.target_orientation).apply(target.orientation.full());
+        Ok(target)
     }
 
     /// Refuses a non-finite stamp, or one further than `max_target_age`

@@ -28,7 +28,7 @@ use super::settings::{
     BEND_KEYWORDS, GripperSettings, JogSettings, MotionSettings, SolverSettings, TwistFrame,
     bend_name,
 };
-use crate::ik::{Redundancy, SolverKind};
+use crate::ik::{OrientationMode, Redundancy, SolverKind};
 use crate::servo::registry;
 use std::path::{Path, PathBuf};
 use table::declare_params;
@@ -67,6 +67,10 @@ fn solver_names() -> Vec<&'static str> {
 
 fn redundancy_names() -> Vec<&'static str> {
     Redundancy::ALL.iter().map(|r| r.name()).collect()
+}
+
+fn orientation_names() -> Vec<&'static str> {
+    OrientationMode::NAMES.to_vec()
 }
 
 fn bend_keywords() -> Vec<&'static str> {
@@ -132,6 +136,8 @@ declare_params! {
         null_space_gain: f64 = solver().null_space_gain, live: true;
         /// Jacobian solver with the collision check on: also steer a redundant arm's self-motion away from the closest pair once it comes within this much of collision_margin (m); 0: never.
         clearance_band: f64 = solver().clearance_band, live: true;
+        /// What a pose target's orientation asks: full (the whole rotation), axis (only where the tool's +z axis points, a 5D target: the roll about it is free; jacobian, ccd and fabrik solvers) or ignore (the position only).
+        target_orientation: String = solver().target_orientation.name().to_owned(), live: true, allowed: orientation_names;
         /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
         rate_hz: f64 = motion().rate_hz, live: false;
         /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.

@@ -165,7 +165,7 @@ impl Steering {
     pub fn drag(&mut self, target: Target, released: bool, q: &[f64], status: &mut SteerStatus) {
         if self.mode != SteerMode::Drag {
             self.begin(SteerMode::Drag, q, status);
-            self.grabbed = target.orientation;
+            self.grabbed = target.orientation.full();
         }
         self.drag = Some(self.placed_or_turned(target));
         self.released = released;
@@ -175,7 +175,7 @@ impl Steering {
     /// joints, a marker moved but not turned since it was grabbed places
     /// the tip only (see the jog's same rule in [`Steering::step`]).
     fn placed_or_turned(&self, target: Target) -> Target {
-        let turned = match (self.grabbed, target.orientation) {
+        let turned = match (self.grabbed, target.orientation.full()) {
             (Some(a), Some(b)) => a.angle_to(&b) > UNTURNED,
             _ => true,
         };
@@ -279,7 +279,7 @@ impl Steering {
     ) -> Option<&[f64]> {
         let dt = motion.period();
         let target = self.next_target(chain, settings, now, dt, status)?;
-        self.load_ranges(motion, target.orientation.is_none());
+        self.load_ranges(motion, target.orientation.is_free());
         self.before.copy_from_slice(&self.goal);
         self.last = None;
         if self.mode == SteerMode::Jog && self.jog.blocked_at_rest() {

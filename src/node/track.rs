@@ -8,7 +8,7 @@
 use super::core::NodeCore;
 use super::msg::TargetMsg;
 use super::status::SolveOutcome;
-use crate::bench::{STEP_LIMIT, TargetSet, largest_step, percentile};
+use crate::bench::{STEP_LIMIT, Sample, TargetSet, largest_step, percentile};
 use crate::servo::ServoOutput;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -90,6 +90,25 @@ impl TrackFigures {
     }
 }
 
+/// The samples of `set`'s path number `path`, in time order.
+pub fn path_samples(set: &TargetSet, path: usize) -> &[Sample] {
+    let first: usize = set.paths[..path].iter().map(|p| p.len).sum();
+    &set.samples[first..first + set.paths[path].len]
+}
+
+/// The target a program publishing sample `s` of `set` sends: in the
+/// chain's base frame, stamped "now", the pose's orientation unless the
+/// set is position-only (what of it counts is the node's
+/// `target_orientation`).
+pub fn sample_message(set: &TargetSet, s: &Sample) -> TargetMsg {
+    TargetMsg {
+        stamp: 0.0,
+        frame_id: String::new(),
+        position: s.position,
+        orientation: (!set.position_only).then_some(s.quaternion),
+    }
+}
+
 /// Streams the samples of `set`'s path number `path` into `core` at the
 /// set's rate (the first at 0 s) and ticks the core at its own rate until
 /// the last target has been followed for one second more. The core should
@@ -102,8 +121,7 @@ pub fn replay_track<S: ServoOutput>(
     path: usize,
     stop: &AtomicBool,
 ) -> TrackFigures {
-    let first: usize = set.paths[..path].iter().map(|p| p.len).sum();
-    let samples = &set.samples[first..first + set.paths[path].len];
+    let samples = path_samples(set, path);
     let rate = set.rate_hz.unwrap_or(20.0);
     let dt = 1.0 / core.config().rate_hz;
     let dof = core.layout().dof();
@@ -137,13 +155,7 @@ pub fn replay_track<S: ServoOutput>(
         }
         while next < samples.len() && next as f64 / rate <= now + 1e-9 {
             let s = &samples[next];
-            let msg = TargetMsg {
-                stamp: 0.0,
-                frame_id: String::new(),
-                position: s.position,
-                orientation: (!set.position_only).then_some(s.quaternion),
-            };
-            core.on_target(&msg, now);
+            core.on_target(&sample_message(set, s), now);
             latest = Some(nalgebra::Vector3::from(s.position));
             next += 1;
             f.targets += 1;

@@ -214,7 +214,7 @@ pub fn markers(
     match target {
         Some(target) => {
             t.action = marker::ADD;
-            let q = target.orientation.unwrap_or_else(UnitQuaternion::identity);
+            let q = (target.orientation.shown()).unwrap_or_else(UnitQuaternion::identity);
             t.pose = pose_msg(&target.position, &q);
             t.color = if holding {
                 color(0.9, 0.1, 0.1, 0.8)

@@ -4,6 +4,7 @@ wrong-frame, NaN or non-unit-quaternion one is refused with the reason in
 /diagnostics, and nothing moves."""
 import math
 
+import numpy as np
 import pytest
 
 import fk
@@ -97,3 +98,24 @@ def test_a_bad_target_is_refused_with_the_reason_and_nothing_moves(shared_arm, m
     arm.joints.wait(lambda m: True, "more joint states", start=len(arm.joints) + 5)
     moved = [m.position for m in arm.joints.since(n) if list(m.position) != list(rest)]
     assert not moved, moved[:3]
+
+
+def test_under_target_orientation_axis_a_rolled_pose_is_reached_without_its_roll(start_arm):
+    """`target_orientation: axis`: a PoseStamped counts only where its tool
+    +z axis points (a 5D target). The pose of POSE_JOINTS rolled half a turn
+    about its own +z would need wrist_roll at -0.3 + pi, beyond its
+    +-1.5708 limits: as a full pose it cannot be reached, but its position
+    and its +z axis can, and are; the roll is left to the arm."""
+    arm = start_arm({"target_orientation": "axis"})
+    goal = arm.chain.tip_pose(POSE_JOINTS)
+    half_turn = np.diag([-1.0, -1.0, 1.0, 1.0])
+    rolled = goal @ half_turn
+    arm.publish("/target_pose", pose_of(rolled, stamp=arm.peer.now()))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the rolled pose")
+    t = arm.tip(arm.wait_still())
+    assert position_error(t, goal) < 5e-4, t
+    z, want = t[:3, 2], rolled[:3, 2]
+    assert math.acos(min(1.0, float(z @ want))) < 5e-3, (z, want)
+    assert fk.angle_between(t[:3, :3], rolled[:3, :3]) > 1.0, "the roll was not asked for"
+    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
+    assert v["last_rejection"] == "none", v

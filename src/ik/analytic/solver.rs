@@ -89,7 +89,7 @@ impl AnalyticSolver {
         self.bounds.upper.copy_from_slice(&self.base_bounds.upper);
         let mut start = [0.0; 5];
         self.bounds.lock_at(&self.chain, seed, &mut start[..n]);
-        let orientation = target.orientation.filter(|_| target.wants_orientation());
+        let orientation = (target.orientation.full()).filter(|_| target.wants_orientation());
         let (mut best, pitch) = self.closed_form(target, orientation, &start);
 
         // On an ideal chain a clean closed-form answer is exact already.

@@ -1,9 +1,9 @@
 //! Newton steps on the real chain after the closed form on the measured
 //! (ideal) model: six joints, six pose errors, a square system.
 
-use crate::ik::Target;
 use crate::ik::bounds::Bounds;
 use crate::ik::metric::pose_error;
+use crate::ik::{Orientation, Target};
 use crate::model::{Chain, Frames};
 use nalgebra::{SMatrix, SVector, UnitQuaternion};
 
@@ -23,7 +23,7 @@ pub fn polish(
     q: &mut [f64; 6],
 ) -> u32 {
     let full = Target {
-        orientation: Some(*orientation),
+        orientation: Orientation::Full(*orientation),
         orientation_weight: 1.0,
         ..target.clone()
     };

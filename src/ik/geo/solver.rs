@@ -138,7 +138,11 @@ impl GeoSolver {
         self.bounds.upper.copy_from_slice(&self.base_bounds.upper);
         let mut start = [0.0; 6];
         self.bounds.lock_at(&self.chain, seed, &mut start);
-        let orientation = match target.orientation.filter(|_| target.wants_orientation()) {
+        let orientation = match target
+            .orientation
+            .full()
+            .filter(|_| target.wants_orientation())
+        {
             Some(o) => o,
             None => UnitQuaternion::from_rotation_matrix(&self.chain.fk(&start).rotation),
         };

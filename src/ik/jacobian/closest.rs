@@ -135,7 +135,14 @@ fn null_step(descent: &Descent, ws: &mut Workspace, seed: &[f64], weights: &[f64
     let tip = ws.frames.tip;
     let r = descent.residual(pose_error(&tip, descent.target));
     let (wp, wo) = descent.weights();
-    normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
+    normal_equations(
+        &ws.frames,
+        (wp, wo),
+        &r.e,
+        r.err.free_roll.as_ref(),
+        &mut ws.normal,
+        &mut ws.rhs,
+    );
     for (i, s) in seed.iter().enumerate() {
         let w = weights.get(i).copied().unwrap_or(1.0);
         ws.pull[i] = gain * w * (s - ws.q[i]);

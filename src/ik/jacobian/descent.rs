@@ -8,7 +8,7 @@ use super::redundancy::{
     Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
 };
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
-use crate::ik::{Admissible, Deadline, Reason, Target, Tolerance};
+use crate::ik::{Admissible, Deadline, Orientation, Reason, Target, Tolerance};
 use crate::model::Chain;
 
 /// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
@@ -365,7 +365,14 @@ impl Descent<'_> {
         ws.near = false;
         let n = ws.q.len();
         let (wp, wo) = self.weights();
-        normal_equations(&ws.frames, wp, wo, &r.e, &mut ws.normal, &mut ws.rhs);
+        normal_equations(
+            &ws.frames,
+            (wp, wo),
+            &r.e,
+            r.err.free_roll.as_ref(),
+            &mut ws.normal,
+            &mut ws.rhs,
+        );
         if let Some(c) = &self.toward {
             let mu = c.pull * 0.5f64.powi(it.min(64) as i32);
             if mu > PULL_FADED {
@@ -465,7 +472,11 @@ impl Descent<'_> {
             Redundancy::Posture => posture_pull(steer.rest, &ws.q, gain, &mut ws.pull),
             Redundancy::Manipulability => {
                 let (wp, wo) = self.weights();
-                manipulability_pull(self.chain, (wp, wo), gain, ws);
+                let tool = match self.target.orientation {
+                    Orientation::Axis(p) => Some(p.tool.into_inner()),
+                    _ => None,
+                };
+                manipulability_pull(self.chain, (wp, wo), tool, gain, ws);
             }
         }
     }

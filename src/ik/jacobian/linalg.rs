@@ -2,14 +2,21 @@
 //! row-major slices sized once per chain (no allocation per step).
 
 use crate::model::Frames;
+use nalgebra::Vector3;
 
 /// `A = Jᵀ W J` (row-major `n × n`) and `g = Jᵀ W e` with `W` the squared
-/// weights; `e` is already weighted once.
+/// weights; `e` is already weighted once. `roll`: a pointing target's tool
+/// axis (base frame), the turn about which the task leaves free: the
+/// angular rows are projected across it (`(I - r rᵀ) ω`), so a joint
+/// that only rolls the tool about it is self-motion: `A` less the
+/// rank-one `wo² p pᵀ`, `pᵢ = ωᵢ · r`, a pass of its own so that the
+/// 6D and position steps run the loop they always did. `g` needs no
+/// projection: the pointing error is already across the axis.
 pub(super) fn normal_equations(
     frames: &Frames,
-    wp: f64,
-    wo: f64,
+    (wp, wo): (f64, f64),
     e: &[f64; 6],
+    roll: Option<&Vector3<f64>>,
     a: &mut [f64],
     g: &mut [f64],
 ) {
@@ -24,6 +31,18 @@ pub(super) fn normal_equations(
             let v = wp * wp * ci.linear.dot(&cj.linear) + wo * wo * ci.angular.dot(&cj.angular);
             a[i * n + j] = v;
             a[j * n + i] = v;
+        }
+    }
+    if let Some(r) = roll {
+        for i in 0..n {
+            let pi = wo * cols[i].angular.dot(r);
+            for j in i..n {
+                let v = pi * wo * cols[j].angular.dot(r);
+                a[i * n + j] -= v;
+                if j != i {
+                    a[j * n + i] -= v;
+                }
+            }
         }
     }
 }

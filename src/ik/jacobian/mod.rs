@@ -304,8 +304,11 @@ impl Setup {
                     rest: &self.rest,
                     gain: o.null_space_gain,
                     band,
-                    once_reached: !target.wants_orientation()
-                        && o.redundancy != Redundancy::Posture,
+                    // 5D targets steer from the first step, as poses do:
+                    // steering only once reached, the Panda trailed its
+                    // 5D path 7 by 39 mm instead of 28 (benches/README.md,
+                    // Fourth pass).
+                    once_reached: target.constraints() == 3 && o.redundancy != Redundancy::Posture,
                 }),
             deadline: search.deadline.clone(),
             patience: if search.out_of_reach {
@@ -356,7 +359,7 @@ impl Search {
         let out_of_reach = beyond_reach(&setup.chain, target);
         Search {
             out_of_reach,
-            redundant: setup.chain.dof() > if target.wants_orientation() { 6 } else { 3 },
+            redundant: setup.chain.dof() > target.constraints(),
             search_end: deadline.share(CLOSEST_SHARE),
             deadline,
             attempts_left: if out_of_reach {

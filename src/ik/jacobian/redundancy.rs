@@ -10,7 +10,7 @@
 use super::Workspace;
 use crate::ik::Bounds;
 use crate::model::{Chain, Frames};
-use nalgebra::{Matrix3, Matrix6, Vector6};
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 use std::fmt;
 use std::str::FromStr;
 
@@ -149,18 +149,23 @@ const DELTA: f64 = 1e-6;
 /// `z = k ∇ log w` at `ws.q` by forward differences, `w` the
 /// manipulability of the weighted task Jacobian (`ws.frames` holds the
 /// Jacobian at `ws.q`; `ws.trial_frames` and `ws.scratch` are used).
+/// `tool`: a pointing target's tool axis (tip frame), whose roll is not
+/// part of the task.
 pub(super) fn manipulability_pull(
     chain: &Chain,
     weights: (f64, f64),
+    tool: Option<Vector3<f64>>,
     gain: f64,
     ws: &mut Workspace,
 ) {
-    let here = log_manipulability(&ws.frames, weights);
+    let tip = chain.fk(&ws.q);
+    let here = log_manipulability(&ws.frames, weights, tool.map(|t| tip.rotation * t));
     for i in 0..ws.q.len() {
         ws.scratch.copy_from_slice(&ws.q);
         ws.scratch[i] += DELTA;
-        chain.jacobian(&ws.scratch, &mut ws.trial_frames);
-        let there = log_manipulability(&ws.trial_frames, weights);
+        let tip = chain.jacobian(&ws.scratch, &mut ws.trial_frames);
+        let roll = tool.map(|t| tip.rotation * t);
+        let there = log_manipulability(&ws.trial_frames, weights, roll);
         let g = gain * (there - here) / DELTA;
         ws.pull[i] = if g.is_finite() {
             g.clamp(-MOST_PULL, MOST_PULL)
@@ -171,18 +176,29 @@ pub(super) fn manipulability_pull(
 }
 
 /// `log sqrt(det(J W Jᵀ))` over the rows the target weighs (position
-/// only: the 3 × 3 block); very negative at a singular pose.
-fn log_manipulability(frames: &Frames, (wp, wo): (f64, f64)) -> f64 {
+/// only: the 3 × 3 block); very negative at a singular pose. `roll`
+/// (pointing targets, base frame): the angular rows are taken across it,
+/// and the roll direction itself counted once, so that the determinant
+/// measures the five rows the task has.
+fn log_manipulability(frames: &Frames, (wp, wo): (f64, f64), roll: Option<Vector3<f64>>) -> f64 {
     let mut m = Matrix6::<f64>::zeros();
     for c in &frames.columns {
+        let angular = match roll {
+            Some(r) => c.angular - r * r.dot(&c.angular),
+            None => c.angular,
+        };
         let v = Vector6::new(
             wp * c.linear.x,
             wp * c.linear.y,
             wp * c.linear.z,
-            wo * c.angular.x,
-            wo * c.angular.y,
-            wo * c.angular.z,
+            wo * angular.x,
+            wo * angular.y,
+            wo * angular.z,
         );
+        m += v * v.transpose();
+    }
+    if let Some(r) = roll {
+        let v = Vector6::new(0.0, 0.0, 0.0, wo * r.x, wo * r.y, wo * r.z);
         m += v * v.transpose();
     }
     let det = if wo == 0.0 {

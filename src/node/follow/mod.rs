@@ -32,8 +32,8 @@
 //! joints, so consecutive answers along a smooth path are close.
 
 use crate::ik::reach;
-use crate::ik::rotation_error;
 use crate::ik::{Bounds, JointMode, Target};
+use crate::ik::{orientation_angle, orientation_error};
 use crate::model::{Chain, Frames};
 use nalgebra::{Matrix3, SymmetricEigen, Vector3};
 use serde::Serialize;
@@ -215,7 +215,7 @@ impl Follower {
         for _ in 0..ITERATIONS {
             let tip = chain.jacobian(q, &mut self.frames);
             let e_p = target.position - tip.translation.vector;
-            let e_o = target.orientation.map(|r| rotation_error(&tip, &r));
+            let e_o = orientation_error(&tip, &target.orientation);
             if e_p.norm() < CONVERGED && e_o.is_none_or(|e| e.norm() < CONVERGED) {
                 break;
             }
@@ -248,9 +248,7 @@ impl Follower {
         }
         let tip = chain.fk(q);
         let position_error = (target.position - tip.translation.vector).norm();
-        let orientation_error = target
-            .orientation
-            .map_or(0.0, |r| rotation_error(&tip, &r).norm());
+        let orientation_error = orientation_angle(&tip, &target.orientation);
         if position_error < 1e-6 && orientation_error < 1e-6 {
             hold = None;
         }
@@ -481,7 +479,7 @@ impl Follower {
         }
         let tip = chain.fk(&self.trial);
         let e_p = (target.position - tip.translation.vector).norm();
-        let e_o = target.orientation.map(|r| rotation_error(&tip, &r));
+        let e_o = orientation_error(&tip, &target.orientation);
         (merit(e_p, e_o.map_or(0.0, |e| e.norm())), e_o)
     }
 

@@ -7,7 +7,8 @@ use crate::node::TeleopSettings;
 use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
     SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
-    parse_mesh_path, parse_pitch, parse_position, parse_redundancy, parse_solver, parse_weights,
+    parse_mesh_path, parse_orientation, parse_pitch, parse_position, parse_redundancy,
+    parse_solver, parse_weights,
 };
 
 impl NodeParams {
@@ -44,6 +45,7 @@ impl NodeParams {
                 redundancy: parse_redundancy(&self.redundancy)?,
                 null_space_gain: self.null_space_gain,
                 clearance_band: self.clearance_band,
+                target_orientation: parse_orientation(&self.target_orientation)?,
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,
@@ -147,6 +149,12 @@ mod tests {
             }
         );
         assert_eq!(s.motion.max_velocity, Some(0.5));
+        let axis = NodeParams {
+            target_orientation: " axis".into(),
+            ..NodeParams::default()
+        };
+        let node = axis.settings().unwrap().node_config(&arm()).unwrap();
+        assert_eq!(node.target_orientation, crate::ik::OrientationMode::axis());
         let modes = s.solver_config(&arm()).unwrap().1.modes;
         assert_eq!(modes[4], JointMode::Lock);
     }
@@ -156,8 +164,11 @@ mod tests {
         let d = NodeParams::default;
         /// Makes one value bad.
         type Spoil = fn(&mut NodeParams);
-        let cases: [(&str, Spoil); 21] = [
+        let cases: [(&str, Spoil); 22] = [
             ("solver", |p| p.solver = "newton".into()),
+            ("target_orientation", |p| {
+                p.target_orientation = "roll".into()
+            }),
             ("max_iterations", |p| p.max_iterations = -1),
             ("max_iterations", |p| p.max_iterations = 1 << 40),
             ("budget_ms", |p| p.budget_ms = 0.0),

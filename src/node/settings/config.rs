@@ -5,7 +5,7 @@
 
 use super::{GripperSettings, JogSettings, SettingError, non_negative, positive};
 use crate::collision::CollisionOptions;
-use crate::ik::Clock;
+use crate::ik::{Clock, OrientationMode};
 use crate::model::Chain;
 use crate::node::motion::AxisLimits;
 
@@ -45,6 +45,9 @@ pub struct NodeConfig {
     pub gripper: GripperSettings,
     /// The collision check.
     pub collision: CollisionOptions,
+    /// What a pose target's orientation asks (the solver setting
+    /// `target_orientation`): applied to every target as it comes in.
+    pub target_orientation: OrientationMode,
     /// The clock a solve's time budget is counted on. Not a setting: the
     /// loop's choice ([`NodeCore::set_budget_clock`](crate::node::NodeCore::set_budget_clock)).
     /// Wall time for a node on real time (its budget is the control
@@ -69,6 +72,7 @@ impl Default for NodeConfig {
             jog: JogSettings::default(),
             gripper: GripperSettings::default(),
             collision: CollisionOptions::default(),
+            target_orientation: OrientationMode::Full,
             budget_clock: Clock::Wall,
         }
     }

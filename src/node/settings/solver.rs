@@ -5,7 +5,7 @@ use super::text::{JointClamp, JointWeight, bend_name};
 use super::{SettingError, positive};
 use crate::ik::{
     AnalyticOptions, Bend, CcdOptions, Closest, Common, FabrikOptions, GeoOptions, JacobianOptions,
-    JointMode, Pick, Redundancy, SolverConfig, SolverKind, Start, Tolerance,
+    JointMode, OrientationMode, Pick, Redundancy, SolverConfig, SolverKind, Start, Tolerance,
 };
 use crate::model::Chain;
 use std::time::Duration;
@@ -56,6 +56,9 @@ pub struct SolverSettings {
     /// (m) within which a redundant arm's self-motion is also steered away
     /// from the closest pair (0: never).
     pub clearance_band: f64,
+    /// What a pose target's orientation asks: all of it, where the tool's
+    /// +z points (a 5D target, the roll free), or nothing.
+    pub target_orientation: OrientationMode,
 }
 
 impl Default for SolverSettings {
@@ -83,6 +86,7 @@ impl Default for SolverSettings {
             redundancy: JacobianOptions::default().redundancy,
             null_space_gain: JacobianOptions::default().null_space_gain,
             clearance_band: JacobianOptions::default().clearance_band,
+            target_orientation: OrientationMode::Full,
         }
     }
 }
@@ -130,6 +134,13 @@ impl SolverSettings {
             ));
         }
         self.check_closest()?;
+        if let Err(e) = self.target_orientation.check_solver(self.solver) {
+            return Err(SettingError::new(
+                "target_orientation",
+                self.target_orientation,
+                e.to_string(),
+            ));
+        }
         let k = self.null_space_gain;
         if !(k.is_finite() && (0.0..=1.0).contains(&k)) {
             return Err(SettingError::new("null_space_gain", k, "must be in [0, 1]"));
@@ -453,7 +464,7 @@ mod tests {
     fn bad_values_are_refused_naming_the_setting() {
         /// Makes one value bad.
         type Spoil = fn(&mut SolverSettings);
-        let cases: [(&str, Spoil); 11] = [
+        let cases: [(&str, Spoil); 13] = [
             ("position_tolerance", |s| s.position_tolerance = -1.0),
             ("orientation_tolerance", |s| {
                 s.orientation_tolerance = f64::NAN
@@ -468,6 +479,13 @@ mod tests {
                 s.bend = Bend::Pole(Vector3::new(f64::NAN, 0.0, 0.0))
             }),
             ("lock", |s| s.lock = vec![" ".into()]),
+            // The closed forms have no 5D targets.
+            ("target_orientation", |s| {
+                (s.solver, s.target_orientation) = (SolverKind::Geo, OrientationMode::axis())
+            }),
+            ("target_orientation", |s| {
+                (s.solver, s.target_orientation) = (SolverKind::Analytic, OrientationMode::axis())
+            }),
             ("clamp", |s| {
                 s.clamp = vec![JointClamp {
                     joint: "elbow".into(),

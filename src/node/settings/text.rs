@@ -62,6 +62,14 @@ pub fn parse_redundancy(s: &str) -> Result<crate::ik::Redundancy, SettingError> 
         .map_err(|why: String| SettingError::new("redundancy", format!("'{s}'"), why))
 }
 
+/// What a pose target's orientation asks, by name
+/// ([`crate::ik::OrientationMode`]): `full`, `axis` or `ignore`.
+pub fn parse_orientation(s: &str) -> Result<crate::ik::OrientationMode, SettingError> {
+    s.trim()
+        .parse()
+        .map_err(|why: String| SettingError::new("target_orientation", format!("'{s}'"), why))
+}
+
 pub fn parse_solver(s: &str) -> Result<SolverKind, SettingError> {
     s.trim().parse().map_err(|_| {
         let names: Vec<_> = SolverKind::ALL.iter().map(|k| k.name()).collect();
