@@ -36,10 +36,6 @@ pub struct PoseDeviation {
     /// tool axis onto the direction: perpendicular to both, the roll about
     /// the axis never part of it.
     pub rotation: Vector3<f64>,
-    /// Pointing targets: the tool axis in the base frame, about which the
-    /// tip may turn freely (the Jacobian solver takes the turn about it
-    /// out of its rows, so the roll is self-motion).
-    pub free_roll: Option<Vector3<f64>>,
 }
 
 impl PoseDeviation {
@@ -68,20 +64,13 @@ impl PoseDeviation {
 /// target asks for it (an orientation weight of 0 means position only).
 pub fn pose_error(tip: &Transform, target: &Target) -> PoseDeviation {
     let position = target.position - tip.translation.vector;
-    let (rotation, free_roll) = match target.orientation {
-        _ if target.orientation_weight <= 0.0 => (Vector3::zeros(), None),
-        Orientation::Free => (Vector3::zeros(), None),
-        Orientation::Full(q) => (rotation_error(tip, &q), None),
-        Orientation::Axis(p) => {
-            let axis = tip.rotation * p.tool.into_inner();
-            (pointing_error(&axis, &p), Some(axis))
-        }
+    let rotation = match target.orientation {
+        _ if target.orientation_weight <= 0.0 => Vector3::zeros(),
+        Orientation::Free => Vector3::zeros(),
+        Orientation::Full(q) => rotation_error(tip, &q),
+        Orientation::Axis(p) => pointing_error(&(tip.rotation * p.tool.into_inner()), &p),
     };
-    PoseDeviation {
-        position,
-        rotation,
-        free_roll,
-    }
+    PoseDeviation { position, rotation }
 }
 
 /// The shortest rotation (axis times angle, base frame) that turns
@@ -233,7 +222,7 @@ mod tests {
             let tip = tip_turned(r);
             let e = pose_error(&tip, &target);
             assert!((e.rotation_norm() - tilt).abs() < 1e-12, "{tilt}: {e:?}");
-            let axis = e.free_roll.unwrap();
+            let axis = tip.rotation * Vector3::z();
             assert!(e.rotation.dot(&axis).abs() < 1e-12, "across the tool axis");
             assert!((orientation_angle(&tip, &target.orientation) - tilt).abs() < 1e-12);
         }

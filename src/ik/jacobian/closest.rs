@@ -139,7 +139,7 @@ fn null_step(descent: &Descent, ws: &mut Workspace, seed: &[f64], weights: &[f64
         &ws.frames,
         (wp, wo),
         &r.e,
-        r.err.free_roll.as_ref(),
+        descent.free_roll(&ws.frames).as_ref(),
         &mut ws.normal,
         &mut ws.rhs,
     );

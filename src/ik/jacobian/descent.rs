@@ -9,7 +9,8 @@ use super::redundancy::{
 };
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
 use crate::ik::{Admissible, Deadline, Orientation, Reason, Target, Tolerance};
-use crate::model::Chain;
+use crate::model::{Chain, Frames};
+use nalgebra::Vector3;
 
 /// Damping bounds: below, the step is pure Gauss-Newton; above, the attempt
 /// is stuck and a restart is cheaper than more damping.
@@ -211,6 +212,18 @@ impl Descent<'_> {
         }
     }
 
+    /// A pointing target's tool axis in the base frame, at `frames`' tip:
+    /// the turn about it is left free, so the normal equations take it out
+    /// of their angular rows. `None` for any other target.
+    pub(super) fn free_roll(&self, frames: &Frames) -> Option<Vector3<f64>> {
+        match self.target.orientation {
+            Orientation::Axis(p) if self.target.wants_orientation() => {
+                Some(frames.tip.rotation * p.tool.into_inner())
+            }
+            _ => None,
+        }
+    }
+
     fn ended(&self, converged: bool, r: &Residual, iterations: u32, end: Reason) -> Attempt {
         Attempt {
             converged,
@@ -369,7 +382,7 @@ impl Descent<'_> {
             &ws.frames,
             (wp, wo),
             &r.e,
-            r.err.free_roll.as_ref(),
+            self.free_roll(&ws.frames).as_ref(),
             &mut ws.normal,
             &mut ws.rhs,
         );
