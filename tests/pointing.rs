@@ -173,6 +173,7 @@ fn closed_forms_refuse_5d_targets_naming_the_kind() {
 
 /// `solve --axis` refuses what is not a direction with a usage error
 /// naming the flag, and solves a 5D target when it is one.
+#[cfg(feature = "app")]
 #[test]
 fn solve_axis_refuses_a_zero_or_nan_direction_naming_the_flag() {
     let urdf = project_urdf("puma560.urdf");
