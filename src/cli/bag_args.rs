@@ -12,9 +12,6 @@ pub struct TopicArgs {
     /// target_point remapped.
     #[arg(long, value_name = "TOPIC", default_value = "/target_point")]
     pub point_topic: String,
-    /// Ignore the orientation of PoseStamped targets.
-    #[arg(long)]
-    pub position_only: bool,
 }
 
 impl TopicArgs {

@@ -196,7 +196,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// a 5D set), or for a set of poses what --target-orientation says.
 fn target_orientation(a: &Args, set: &TargetSet) -> OrientationMode {
     match set.orientation_mode() {
-        OrientationMode::Full => a.solver.target_orientation,
+        OrientationMode::Full => a.solver.orientation_mode(),
         other => other,
     }
 }

@@ -247,7 +247,6 @@ impl Args {
             clock,
             clock_offset_ns,
             topics: self.topics.topics()?,
-            position_only: self.topics.position_only,
             settle_s: self.settle,
             max_listed: 1000,
             thresholds: Thresholds {

@@ -294,7 +294,7 @@ fn source(a: &LoopArgs, chain: &Chain, core: &NodeCore<Output>) -> anyhow::Resul
                 .check_declared(&declared)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         }
-        let source = BagSource::new(reader, topics, a.topics.position_only);
+        let source = BagSource::new(reader, topics);
         return Ok(Source::Bag(Box::new(source)));
     }
     Ok(Source::Path {

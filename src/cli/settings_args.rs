@@ -119,9 +119,23 @@ pub struct SolverArgs {
     /// about it is free) or ignore (the position only).
     #[arg(long, default_value = "full", value_parser = target_orientation())]
     pub target_orientation: OrientationMode,
+    /// Ignore the orientation of pose targets: the same as
+    /// --target-orientation ignore.
+    #[arg(long, conflicts_with = "target_orientation")]
+    pub position_only: bool,
 }
 
 impl SolverArgs {
+    /// What pose targets' orientation asks, from `--target-orientation`
+    /// or its shorthand `--position-only`.
+    pub fn orientation_mode(&self) -> OrientationMode {
+        if self.position_only {
+            OrientationMode::Ignore
+        } else {
+            self.target_orientation
+        }
+    }
+
     /// The settings these flags give, checked.
     pub fn settings(&self) -> Result<SolverSettings, SettingError> {
         let mut lock = Vec::new();
@@ -154,7 +168,7 @@ impl SolverArgs {
             redundancy: self.redundancy,
             null_space_gain: self.null_space_gain,
             clearance_band: self.clearance_band,
-            target_orientation: self.target_orientation,
+            target_orientation: self.orientation_mode(),
         };
         settings.validate()?;
         Ok(settings)

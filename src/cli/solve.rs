@@ -122,7 +122,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 /// it), a pointing axis or a position.
 fn target(a: &Args) -> anyhow::Result<Target> {
     let mut target = Target::from_xyzw(a.position, a.orientation)?;
-    target.orientation = (a.solver.target_orientation).apply(target.orientation.full());
+    target.orientation = (a.solver.orientation_mode()).apply(target.orientation.full());
     if let Some(d) = a.axis {
         let tool = a.tool_axis.unwrap_or([0.0, 0.0, 1.0]);
         target.orientation = Orientation::Axis(Pointing {

@@ -43,9 +43,6 @@ use topics::TargetTopics;
 pub struct ReplayOptions {
     /// Where targets are read, as `ik_node` subscribes.
     pub topics: TargetTopics,
-    /// Ignore the orientation of PoseStamped targets (5-DOF arms, or bags
-    /// recorded for position control).
-    pub position_only: bool,
     /// After the last message, tick up to this long (s) for the arm to
     /// arrive.
     pub settle_s: f64,
@@ -62,7 +59,6 @@ impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
             topics: TargetTopics::default(),
-            position_only: false,
             settle_s: 10.0,
             max_listed: 1000,
             thresholds: Thresholds::default(),
@@ -204,8 +200,7 @@ impl<S: ServoOutput> Replay<S> {
         if TargetType::from_name(&msg.type_name) == Some(expected) {
             sink.target(msg, expected);
         }
-        let position_only = self.opts.position_only;
-        match stamped.map(|s| topics::to_target(s, t0, position_only)) {
+        match stamped.map(|s| topics::to_target(s, t0)) {
             Ok(tm) => self.take(index, log, &tm, t),
             Err((kind, detail)) => {
                 match kind {

@@ -79,16 +79,16 @@ impl TargetTopics {
     /// it: the target, its header stamp on a clock that reads 0 at bag
     /// time `t0_ns` (so a bag's stamps age as it replays, whenever it was
     /// recorded; a zero stamp stays "now"), or why it is not one.
-    /// `position_only` drops a pose's orientation.
+    /// What of a pose's orientation counts is the node's
+    /// `target_orientation`, as on the live node.
     pub fn decode(
         &self,
         msg: &BagMessage,
         expected: TargetType,
         t0_ns: u64,
-        position_only: bool,
     ) -> Result<TargetMsg, (FailureKind, String)> {
         let target = self.decode_stamped(msg, expected)?;
-        Ok(to_target(target, t0_ns as i64, position_only))
+        Ok(to_target(target, t0_ns as i64))
     }
 
     /// The message as it is on the wire (see [`TargetTopics::decode`]).
@@ -124,9 +124,8 @@ impl TargetTopics {
 }
 
 /// A target as the node takes it, its stamp on a clock that reads 0 at
-/// `t0_ns` (a zero stamp stays "now"); `position_only` drops a pose's
-/// orientation.
-pub fn to_target(target: StampedTarget, t0_ns: i64, position_only: bool) -> TargetMsg {
+/// `t0_ns` (a zero stamp stays "now").
+pub fn to_target(target: StampedTarget, t0_ns: i64) -> TargetMsg {
     let stamp = if target.header.stamp_ns == 0 {
         0.0
     } else {
@@ -136,7 +135,7 @@ pub fn to_target(target: StampedTarget, t0_ns: i64, position_only: bool) -> Targ
         stamp,
         frame_id: target.header.frame_id,
         position: target.position,
-        orientation: target.orientation.filter(|_| !position_only),
+        orientation: target.orientation,
     }
 }
 

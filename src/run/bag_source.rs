@@ -13,7 +13,6 @@ use crate::replay::topics::TargetTopics;
 pub struct BagSource {
     reader: BagReader,
     topics: TargetTopics,
-    position_only: bool,
     /// The next target message, read but not yet due.
     next: Option<BagMessage>,
     /// Receive time (ns) of the first target: node time 0.
@@ -24,13 +23,13 @@ pub struct BagSource {
 }
 
 impl BagSource {
-    /// Reads `reader`'s targets on `topics`; `position_only` drops the
-    /// orientation of poses (for 5-DOF arms or position control).
-    pub fn new(reader: BagReader, topics: TargetTopics, position_only: bool) -> BagSource {
+    /// Reads `reader`'s targets on `topics`; what of a pose's orientation
+    /// counts is the node's `target_orientation` (`--position-only`:
+    /// none).
+    pub fn new(reader: BagReader, topics: TargetTopics) -> BagSource {
         BagSource {
             reader,
             topics,
-            position_only,
             next: None,
             t0: None,
             index: 0,
@@ -77,7 +76,7 @@ impl BagSource {
             .topics
             .target_type(&msg.topic)
             .expect("only target topics are kept");
-        match self.topics.decode(msg, expected, t0, self.position_only) {
+        match self.topics.decode(msg, expected, t0) {
             Ok(t) => Input::Command(Command::Target(t)),
             Err((kind, why)) => Input::Bad(InputError {
                 place: format!("message {} on {}", self.index, msg.topic),
