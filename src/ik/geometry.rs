@@ -1,6 +1,19 @@
-//! Geometry shared by the heuristic solvers (CCD, FABRIK, analytic).
+//! Geometry shared by the solvers (CCD, FABRIK, analytic, geo) and the
+//! metric.
 
 use nalgebra::Vector3;
+
+/// A unit vector perpendicular to the unit `k`: across it and nearest the
+/// x axis, or the y axis when `k` is nearly along x.
+#[inline]
+pub(crate) fn perpendicular(k: &Vector3<f64>) -> Vector3<f64> {
+    let other = if k.x.abs() < 0.9 {
+        Vector3::x()
+    } else {
+        Vector3::y()
+    };
+    k.cross(&other).normalize()
+}
 
 /// The signed angle about unit `axis` that best turns direction `from`
 /// towards `to` (both projected on the plane normal to `axis`). `None` when

@@ -1,6 +1,7 @@
 //! The one error measure all solvers and the benchmark share.
 
 use super::Target;
+use super::geometry::perpendicular;
 use super::orientation::{Orientation, Pointing};
 use crate::model::{Chain, JointKind, Transform, wrap_angle};
 use nalgebra::{UnitQuaternion, Vector3};
@@ -87,12 +88,7 @@ fn pointing_error(axis: &Vector3<f64>, p: &Pointing) -> Vector3<f64> {
     } else if cos >= 0.0 {
         Vector3::zeros()
     } else {
-        let helper = if axis.x.abs() < 0.9 {
-            Vector3::x()
-        } else {
-            Vector3::y()
-        };
-        axis.cross(&helper).normalize() * std::f64::consts::PI
+        perpendicular(axis) * std::f64::consts::PI
     }
 }
 

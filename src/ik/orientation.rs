@@ -2,6 +2,7 @@
 //! pointing along a direction (the roll about it free), or nothing.
 
 use super::IkError;
+use super::geometry::perpendicular;
 use nalgebra::{Unit, UnitQuaternion, Vector3};
 use std::fmt;
 use std::str::FromStr;
@@ -61,16 +62,8 @@ impl Orientation {
             Orientation::Axis(p) => Some(
                 UnitQuaternion::rotation_between_axis(&p.tool, &p.direction).unwrap_or_else(|| {
                     // Opposite: half a turn about any axis across the tool.
-                    let helper = if p.tool.x.abs() < 0.9 {
-                        Vector3::x()
-                    } else {
-                        Vector3::y()
-                    };
-                    let across = p.tool.cross(&helper);
-                    UnitQuaternion::from_axis_angle(
-                        &Unit::new_normalize(across),
-                        std::f64::consts::PI,
-                    )
+                    let across = Unit::new_normalize(perpendicular(&p.tool));
+                    UnitQuaternion::from_axis_angle(&across, std::f64::consts::PI)
                 }),
             ),
         }

@@ -170,14 +170,3 @@ impl Turn {
         axis_rotation(axis, self.sin, self.cos)
     }
 }
-
-/// A unit vector perpendicular to the unit `k`.
-#[inline]
-pub(crate) fn perpendicular(k: &Vector3<f64>) -> Vector3<f64> {
-    let other = if k.x.abs() < 0.9 {
-        Vector3::x()
-    } else {
-        Vector3::y()
-    };
-    k.cross(&other).normalize()
-}

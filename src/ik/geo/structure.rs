@@ -2,9 +2,10 @@
 //! configuration: the axes and a point on each, in the base frame, and the
 //! tests (within stated tolerances) that decide the family.
 
-use super::{INTERSECTION_TOLERANCE, Sp3, Sp4, perpendicular, rot};
+use super::{INTERSECTION_TOLERANCE, Sp3, Sp4, rot};
 use crate::ik::IkError;
 use crate::ik::analytic::AXIS_TOLERANCE;
+use crate::ik::geometry::perpendicular;
 use crate::model::{Chain, Frames};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt::Write as _;
