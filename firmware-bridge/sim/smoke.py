@@ -111,13 +111,17 @@ def set_targets(us):
 pulse_file = open(PULSES)
 sim_now = 0.0
 pulses = []
+# The simulator may be mid-line when the file is read: the unterminated
+# end waits here for the rest (dropping it split the line, and its second
+# half then failed to parse).
+partial = ""
 
 
 def drain_pulses():
-    global sim_now
-    for line in pulse_file.readlines():
-        if not line.endswith("\n"):
-            break
+    global sim_now, partial
+    lines = (partial + pulse_file.read()).split("\n")
+    partial = lines.pop()
+    for line in lines:
         d = json.loads(line)
         sim_now = d["t_sim"]
         if "ch" in d:
