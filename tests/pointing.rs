@@ -209,3 +209,131 @@ fn solve_axis_refuses_a_zero_or_nan_direction_naming_the_flag() {
     );
     assert!(text.contains("converged"), "{text}");
 }
+
+/// `tool_axis` on the node (issue 22: 6-DOF arms on 5D targets, a
+/// gripper along the tip's +x): the node core runs under
+/// `target_orientation: axis`, its `tool_axis` changed to [1, 0, 0] while
+/// it runs (through the parameters and `retune`, as `ros2 param set`
+/// does), and is sent a pose rolled half a turn about its own +x. The tip
+/// reaches the position with its +x along the pose's +x; its +z, which
+/// the pose turned over, is left where the arm has it (a full pose would
+/// need it turned over too). With the tool axis ignored the node would
+/// point the tip's +z along the pose's instead, and +x would miss.
+#[cfg(feature = "app")]
+#[test]
+fn the_node_points_the_tool_axis_it_is_given() {
+    use arm_ik::node::{LiveParams, MemoryNode, NodeCore, NodeParams, ParamValue, TargetMsg};
+    use nalgebra::{IsometryMatrix3, Rotation3, UnitQuaternion};
+    let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
+    let mut params = LiveParams::new(NodeParams {
+        target_orientation: "axis".into(),
+        ..NodeParams::default()
+    });
+    params.read();
+    params.run_on(chain.clone());
+    let core = NodeCore::from_settings(&chain, &params.settings().unwrap()).unwrap();
+    let mut n = MemoryNode::new(core);
+    params
+        .set("tool_axis", ParamValue::DoubleArray(vec![1.0, 0.0, 0.0]))
+        .unwrap();
+    n.core_mut().retune(&params.settings().unwrap()).unwrap();
+    let goal = chain.fk(&[0.4, 0.5, 0.8, 0.7, -0.3]);
+    let half_turn = Rotation3::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI);
+    let rolled = IsometryMatrix3::from_parts(goal.translation, goal.rotation * half_turn);
+    let q = UnitQuaternion::from_rotation_matrix(&rolled.rotation);
+    let p = rolled.translation.vector;
+    n.push_target(TargetMsg {
+        orientation: Some([q.i, q.j, q.k, q.w]),
+        ..TargetMsg::position([p.x, p.y, p.z])
+    });
+    for k in 0..250 {
+        n.tick(k as f64 * 0.02); // 5 s at 50 Hz
+    }
+    let last = n.drain_joint_states().pop().unwrap();
+    let tip = chain.fk(&last.position[..chain.dof()]);
+    let angle = |a: Vector3<f64>, b: Vector3<f64>| a.angle(&b);
+    let x = |t: &IsometryMatrix3<f64>| t.rotation * Vector3::x();
+    let z = |t: &IsometryMatrix3<f64>| t.rotation * Vector3::z();
+    assert!((tip.translation.vector - p).norm() < 1e-3, "{tip:?}");
+    assert!(angle(x(&tip), x(&rolled)) < 1e-3, "{tip:?}");
+    assert!(
+        angle(z(&tip), z(&rolled)) > 1.0,
+        "the roll was not asked for"
+    );
+    let s = n.core().status();
+    assert_eq!((s.targets.received, s.targets.reached), (1, 1));
+}
+
+/// `--tool-axis` is one flag of every command with the solver options:
+/// what is not a direction is a usage error naming it (exit 64), on
+/// `solve` and on the node's commands alike.
+#[cfg(feature = "app")]
+#[test]
+fn a_tool_axis_that_is_no_direction_is_a_usage_error_naming_the_flag() {
+    let urdf = project_urdf("arm.urdf");
+    let urdf = urdf.to_str().unwrap();
+    for bad in ["0,0,0", "nan,0,1", "1,0", "0,inf,0"] {
+        for argv in [
+            vec!["solve", "--urdf", urdf, "--position", "0.2,0,0.2"],
+            vec!["sim", "--urdf", urdf, "--target-orientation", "axis"],
+            vec!["bench", "--urdf", urdf],
+        ] {
+            let mut argv = argv.clone();
+            argv.extend(["--tool-axis", bad]);
+            let out = common::arm_ik(&argv);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(64), "{argv:?}: {err}");
+            assert!(err.contains("--tool-axis"), "{argv:?}: {err}");
+        }
+    }
+}
+
+/// The one `--tool-axis` serves both 5D targets of `solve`: `--axis` and a
+/// pose under `--target-orientation axis`. On the PUMA 560 with the tool
+/// axis +x, the answer's flange +x points along the direction asked (the
+/// mid pose's +x), by FK of the printed joints.
+#[cfg(feature = "app")]
+#[test]
+fn solve_points_the_tool_axis_for_axis_and_for_a_pose() {
+    let urdf = project_urdf("puma560.urdf");
+    let chain = Chain::from_urdf_file(&urdf, None, Some("flange")).unwrap();
+    let q0: Vec<f64> = chain.mid_configuration().iter().map(|v| v + 0.3).collect();
+    let goal = chain.fk(&q0);
+    let p = goal.translation.vector;
+    let x = goal.rotation * Vector3::x();
+    // The pose turned over about its +x: the same +x, its +z reversed.
+    let rolled = nalgebra::UnitQuaternion::from_rotation_matrix(&goal.rotation)
+        * nalgebra::UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::PI);
+    let csv = |v: &[f64]| v.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
+    let position = csv(&[p.x, p.y, p.z]);
+    let along = csv(&[3.0 * x.x, 3.0 * x.y, 3.0 * x.z]);
+    let pose = csv(&[rolled.i, rolled.j, rolled.k, rolled.w]);
+    let urdf = urdf.to_str().unwrap();
+    let base = ["solve", "--urdf", urdf, "--tip", "flange", "--json"];
+    let base = [
+        &base[..],
+        &["--position", &position, "--tool-axis", "1,0,0"],
+    ]
+    .concat();
+    for extra in [
+        vec!["--axis", &along],
+        vec!["--orientation", &pose, "--target-orientation", "axis"],
+    ] {
+        let out = common::arm_ik(&[&base[..], &extra[..]].concat());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{extra:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let q: Vec<f64> = serde_json::from_value(v["q"].clone()).unwrap();
+        let tip = chain.fk(&q);
+        assert!(
+            (tip.translation.vector - p).norm() < 1e-4,
+            "{extra:?}: {q:?}"
+        );
+        let angle = (tip.rotation * Vector3::x()).angle(&x);
+        assert!(angle < 1e-3, "{extra:?}: +x {angle} rad off");
+    }
+}

@@ -16,6 +16,7 @@ use arm_ik::node::{
     SolverSettings, TwistFrame,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use nalgebra::{Unit, Vector3};
 
 fn solver_kind() -> impl TypedValueParser<Value = SolverKind> {
     PossibleValuesParser::new(SolverKind::ALL.map(SolverKind::name))
@@ -115,10 +116,17 @@ pub struct SolverArgs {
     #[arg(long, value_parser = values::non_negative, default_value_t = SolverSettings::default().clearance_band)]
     pub clearance_band: f64,
     /// What a pose target's orientation asks: full (the whole rotation),
-    /// axis (only where the tool's +z axis points, a 5D target: the roll
-    /// about it is free) or ignore (the position only).
+    /// axis (only where the tool axis, --tool-axis, points, a 5D target:
+    /// the roll about it is free) or ignore (the position only).
     #[arg(long, default_value = "full", value_parser = target_orientation())]
     pub target_orientation: OrientationMode,
+    /// The tool axis of 5D targets: which axis x,y,z of the tip frame
+    /// must point where a pose's same axis points (--target-orientation
+    /// axis), or along solve's --axis; any non-zero length (it is
+    /// normalised). 0,0,1 is the tip's +z, 1,0,0 a gripper along +x.
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true,
+          value_parser = values::direction, default_value = "0,0,1")]
+    pub tool_axis: [f64; 3],
     /// Ignore the orientation of pose targets: the same as
     /// --target-orientation ignore.
     #[arg(long, conflicts_with = "target_orientation")]
@@ -127,13 +135,21 @@ pub struct SolverArgs {
 
 impl SolverArgs {
     /// What pose targets' orientation asks, from `--target-orientation`
-    /// or its shorthand `--position-only`.
+    /// or its shorthand `--position-only`, with `--tool-axis` as the tool
+    /// axis of `axis` ([`OrientationMode::with_tool`], as the ROS
+    /// parameters do).
     pub fn orientation_mode(&self) -> OrientationMode {
         if self.position_only {
             OrientationMode::Ignore
         } else {
-            self.target_orientation
+            self.target_orientation.with_tool(self.tool())
         }
+    }
+
+    /// The tool axis `--tool-axis` names (checked and normalised by its
+    /// parser, [`values::direction`]).
+    pub fn tool(&self) -> Unit<Vector3<f64>> {
+        Unit::new_normalize(Vector3::from(self.tool_axis))
     }
 
     /// The settings these flags give, checked.

@@ -167,6 +167,41 @@ fn the_closest_mode_arrives_the_same_way_through_every_front_end() {
     assert!(flag_error(cli).to_string().starts_with("--closest"));
 }
 
+/// `tool_axis` (a double array to ROS, a YAML list in a file, three
+/// numbers on the command line) gives the same 5D mode through each, and
+/// a zero axis is refused by each, naming it.
+#[test]
+fn the_tool_axis_arrives_the_same_way_through_every_front_end() {
+    use ParamValue::{DoubleArray, String as Text};
+    let ros = from_ros(&[
+        ("target_orientation", Text("axis".into())),
+        ("tool_axis", DoubleArray(vec![-1.0, 0.0, 0.0])),
+    ])
+    .unwrap();
+    let file = from_file(
+        "ik_node:\n  ros__parameters:\n    target_orientation: axis\n    tool_axis: [-1.0, 0.0, 0.0]\n",
+    )
+    .unwrap();
+    let cli = from_flags(&["--target-orientation=axis", "--tool-axis=-1,0,0"]).unwrap();
+    assert_eq!(ros, file);
+    assert_eq!(cli, file);
+    let tool = file.solver.target_orientation.tool().unwrap();
+    assert_eq!(tool.into_inner(), -nalgebra::Vector3::x());
+    let ros = from_ros(&[("tool_axis", DoubleArray(vec![0.0; 3]))]).unwrap_err();
+    let file = from_file("ik_node:\n  ros__parameters:\n    tool_axis: [0.0, 0.0, 0.0]\n");
+    assert_eq!(file.unwrap_err(), ros);
+    assert!(
+        ros.name == "tool_axis" && ros.why.contains("non-zero length"),
+        "{ros}"
+    );
+    let cli = Flags::try_parse_from(["arm_ik", "--tool-axis=0,0,0"]).unwrap_err();
+    let cli = cli.to_string();
+    assert!(
+        cli.contains("'--tool-axis") && cli.contains("non-zero length"),
+        "{cli}"
+    );
+}
+
 #[test]
 fn a_bad_value_is_refused_the_same_way_by_every_front_end() {
     let cases: [(&str, ParamValue, &str, &str); 5] = [

@@ -33,17 +33,12 @@ pub struct Args {
     /// (omit: position only).
     #[arg(long, allow_hyphen_values = true, value_parser = parse::numbers::<4>)]
     orientation: Option<[f64; 4]>,
-    /// A 5D target: the direction x,y,z (base frame) the tool axis points
-    /// in, its roll free; any non-zero length (it is normalised). Instead
-    /// of --orientation.
+    /// A 5D target: the direction x,y,z (base frame) the tool axis
+    /// (--tool-axis, the tip's +z by default) points in, its roll free;
+    /// any non-zero length (it is normalised). Instead of --orientation.
     #[arg(long, allow_hyphen_values = true, value_parser = values::direction,
           conflicts_with = "orientation")]
     axis: Option<[f64; 3]>,
-    /// With --axis: which axis of the tip frame points (default 0,0,1,
-    /// the approach axis of a ROS tool frame).
-    #[arg(long, allow_hyphen_values = true, value_parser = values::direction,
-          requires = "axis")]
-    tool_axis: Option<[f64; 3]>,
     /// Start configuration, one value per joint, each at most 1e6 in size
     /// (default: the middle of the limits).
     #[arg(long, allow_hyphen_values = true, value_delimiter = ',', value_parser = values::finite)]
@@ -119,15 +114,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The target the flags ask for: a pose (as --target-orientation takes
-/// it), a pointing axis or a position.
+/// it), a pointing axis or a position; either 5D kind points the one
+/// --tool-axis.
 fn target(a: &Args) -> anyhow::Result<Target> {
     let mut target = Target::from_xyzw(a.position, a.orientation)?;
     target.orientation = (a.solver.orientation_mode()).apply(target.orientation.full());
     if let Some(d) = a.axis {
-        let tool = a.tool_axis.unwrap_or([0.0, 0.0, 1.0]);
         target.orientation = Orientation::Axis(Pointing {
             direction: direction_from_xyz("--axis", d)?,
-            tool: direction_from_xyz("--tool-axis", tool)?,
+            tool: a.solver.tool(),
         });
     }
     Ok(target)

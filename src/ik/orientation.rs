@@ -113,10 +113,36 @@ impl OrientationMode {
     /// Every mode's name, in the order the docs list them.
     pub const NAMES: [&'static str; 3] = ["full", "axis", "ignore"];
 
+    /// The tool axis of `axis` when none is named (the `tool_axis`
+    /// setting's default): the tip's +z, the approach axis of a ROS tool
+    /// frame such as UR5's `tool0`. Many URDFs' grippers point along +x
+    /// instead, hence the setting.
+    pub const DEFAULT_TOOL_AXIS: [f64; 3] = [0.0, 0.0, 1.0];
+
     /// `axis` for the tip's +z.
     pub fn axis() -> OrientationMode {
         OrientationMode::Axis {
             tool: Vector3::z_axis(),
+        }
+    }
+
+    /// This mode with `tool` as the tool axis of its 5D targets: the one
+    /// place the two settings `target_orientation` and `tool_axis` meet
+    /// (the ROS parameters and the CLI flags both end here). `full` and
+    /// `ignore` have no tool axis and stay as they are, so the order in
+    /// which the two are set does not matter.
+    pub fn with_tool(self, tool: Unit<Vector3<f64>>) -> OrientationMode {
+        match self {
+            OrientationMode::Axis { .. } => OrientationMode::Axis { tool },
+            other => other,
+        }
+    }
+
+    /// The tool axis of a 5D mode; `None` for the others.
+    pub fn tool(&self) -> Option<Unit<Vector3<f64>>> {
+        match self {
+            OrientationMode::Axis { tool } => Some(*tool),
+            _ => None,
         }
     }
 
@@ -156,7 +182,8 @@ impl fmt::Display for OrientationMode {
 
 impl FromStr for OrientationMode {
     type Err = String;
-    /// `full`, `axis` (the tip's +z) or `ignore`.
+    /// `full`, `axis` (the tip's +z; [`OrientationMode::with_tool`] names
+    /// another axis) or `ignore`.
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "full" => Ok(OrientationMode::Full),
@@ -232,6 +259,30 @@ mod tests {
                 .parse::<OrientationMode>()
                 .unwrap_err()
                 .contains("axis")
+        );
+    }
+
+    /// With the tool axis +x, what counts is where the pose's +x points:
+    /// a quarter turn about z takes +x to +y, and that is the direction.
+    #[test]
+    fn another_tool_axis_keeps_that_axis_of_a_rotation() {
+        let x = Vector3::x_axis();
+        let mode = OrientationMode::axis().with_tool(x);
+        assert_eq!(mode, OrientationMode::Axis { tool: x });
+        assert_eq!(mode.tool(), Some(x));
+        let q = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
+        let Orientation::Axis(p) = mode.apply(Some(q)) else {
+            panic!("not an axis target");
+        };
+        assert!((p.direction.into_inner() - Vector3::y()).norm() < 1e-12);
+        assert_eq!(p.tool, x);
+        // Full and ignore have no tool axis to take.
+        assert_eq!(OrientationMode::Full.with_tool(x), OrientationMode::Full);
+        assert_eq!(OrientationMode::Ignore.with_tool(x).tool(), None);
+        let z = OrientationMode::DEFAULT_TOOL_AXIS;
+        assert_eq!(
+            OrientationMode::axis().tool(),
+            Some(direction_from_xyz("tool_axis", z).unwrap())
         );
     }
 }

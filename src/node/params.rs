@@ -7,8 +7,8 @@
 //! `arm_ik params`), the parameter file reader ([`NodeParams::from_ros_yaml`])
 //! and, with the `ros2` feature, r2r's `RosParams` (`crate::ros::params`).
 //! Fields are only the types ROS parameters have (bool, integer, double,
-//! string; r2r has no arrays), so "unset" is an empty string or 0 and a
-//! list is one comma-separated string. What the values mean is decided by
+//! string, and a double array where the value is a vector), so "unset" is
+//! an empty string or 0 and a list of names is one comma-separated string. What the values mean is decided by
 //! [`NodeParams::settings`], through the same
 //! [`NodeSettings`](crate::node::NodeSettings) as the CLI; which may change
 //! while the node runs, and with which checks, by [`LiveParams`].
@@ -136,8 +136,10 @@ declare_params! {
         null_space_gain: f64 = solver().null_space_gain, live: true;
         /// Jacobian solver with the collision check on: also steer a redundant arm's self-motion away from the closest pair once it comes within this much of collision_margin (m); 0: never.
         clearance_band: f64 = solver().clearance_band, live: true;
-        /// What a pose target's orientation asks: full (the whole rotation), axis (only where the tool's +z axis points, a 5D target: the roll about it is free; jacobian, ccd and fabrik solvers) or ignore (the position only).
+        /// What a pose target's orientation asks: full (the whole rotation), axis (only where the tool axis, tool_axis, points, a 5D target: the roll about it is free; jacobian, ccd and fabrik solvers) or ignore (the position only).
         target_orientation: String = solver().target_orientation.name().to_owned(), live: true, allowed: orientation_names;
+        /// With target_orientation axis: the tool axis [x, y, z] in the tip frame (any non-zero length) that must point where the pose's same axis points, the roll about it free; [0.0, 0.0, 1.0] is the tip's +z, [1.0, 0.0, 0.0] a gripper along +x.
+        tool_axis: Vec<f64> = OrientationMode::DEFAULT_TOOL_AXIS.to_vec(), live: true;
         /// Control rate (Hz): one solve at most, one motion step and one joint_states message per tick.
         rate_hz: f64 = motion().rate_hz, live: false;
         /// Speed limit of every joint (rad/s or m/s); 0: each joint's URDF velocity, capped at 2.

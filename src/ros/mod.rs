@@ -153,4 +153,60 @@ mod tests {
             ParameterValue::Double(2.5)
         );
     }
+
+    /// `tool_axis` is a double array, as `-p tool_axis:="[1.0, 0.0, 0.0]"`
+    /// and a YAML list give it: taken at start and live, the settings'
+    /// mode pointing the tip's +x; a zero axis or integers refused naming
+    /// it, the old value kept.
+    #[test]
+    fn the_tool_axis_is_a_double_array_and_a_bad_one_is_refused() {
+        use crate::ik::OrientationMode;
+        use nalgebra::Vector3;
+        let x = ParameterValue::DoubleArray(vec![1.0, 0.0, 0.0]);
+        let mut map = r2r::indexmap::IndexMap::new();
+        map.insert("tool_axis".to_string(), Parameter::new(x.clone()));
+        map.insert(
+            "target_orientation".to_string(),
+            Parameter::new(ParameterValue::String("axis".into())),
+        );
+        let mut p = LiveParams::new(NodeParams::default());
+        p.register_parameters("", None, &mut map).unwrap();
+        assert_eq!(map["tool_axis"].value, x);
+        p.read();
+        let urdf = include_str!("../../urdf/arm.urdf");
+        p.run_on(Chain::from_urdf_str(urdf, None, None).unwrap());
+        let mode = p.settings().unwrap().solver.target_orientation;
+        assert_eq!(
+            mode,
+            OrientationMode::Axis {
+                tool: Vector3::x_axis()
+            }
+        );
+        let y = ParameterValue::DoubleArray(vec![0.0, 2.0, 0.0]);
+        p.set_parameter("tool_axis", &y).unwrap();
+        assert_eq!(p.get_parameter("tool_axis").unwrap(), y);
+        let mode = p.settings().unwrap().solver.target_orientation;
+        assert_eq!(
+            mode,
+            OrientationMode::Axis {
+                tool: Vector3::y_axis()
+            }
+        );
+        for bad in [
+            ParameterValue::DoubleArray(vec![0.0, 0.0, 0.0]),
+            ParameterValue::DoubleArray(vec![1.0, 0.0]),
+            ParameterValue::DoubleArray(vec![f64::NAN, 0.0, 1.0]),
+            ParameterValue::IntegerArray(vec![1, 0, 0]),
+            ParameterValue::String("1,0,0".into()),
+        ] {
+            let e = p.set_parameter("tool_axis", &bad).unwrap_err().to_string();
+            assert!(e.contains("tool_axis"), "{bad:?}: {e}");
+        }
+        let e = p
+            .set_parameter("tool_axis", &ParameterValue::IntegerArray(vec![1, 0, 0]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1.0 not 1"), "{e}");
+        assert_eq!(p.get_parameter("tool_axis").unwrap(), y);
+    }
 }

@@ -21,11 +21,12 @@ pub fn to_ros(v: ParamValue) -> ParameterValue {
         ParamValue::Integer(i) => ParameterValue::Integer(i),
         ParamValue::Double(x) => ParameterValue::Double(x),
         ParamValue::String(s) => ParameterValue::String(s),
+        ParamValue::DoubleArray(v) => ParameterValue::DoubleArray(v),
     }
 }
 
 /// r2r's value as ours, or the error naming parameter `name` of `ik_node`
-/// when ours has no such type (arrays, not set).
+/// when ours has no such type (arrays other than of doubles, not set).
 pub fn from_ros(name: &str, v: &ParameterValue) -> Result<ParamValue, ParamError> {
     from_ros_in::<NodeParams>(name, v)
 }
@@ -37,6 +38,7 @@ fn from_ros_in<T: ParamTable>(name: &str, v: &ParameterValue) -> Result<ParamVal
         ParameterValue::Integer(i) => ParamValue::Integer(*i),
         ParameterValue::Double(x) => ParamValue::Double(*x),
         ParameterValue::String(s) => ParamValue::String(s.clone()),
+        ParameterValue::DoubleArray(v) => ParamValue::DoubleArray(v.clone()),
         other => {
             let spec =
                 T::specs()
@@ -45,7 +47,12 @@ fn from_ros_in<T: ParamTable>(name: &str, v: &ParameterValue) -> Result<ParamVal
                     .ok_or_else(|| ParamError::Unknown {
                         name: name.to_owned(),
                     })?;
-            let got = format!("a value of type {}", other.type_name());
+            let mut got = format!("a value of type {}", other.type_name());
+            if let ParameterValue::IntegerArray(_) = other {
+                got.push_str(
+                    " (write each number as a double, 1.0 not 1: ROS parameters are typed)",
+                );
+            }
             return Err(ParamError::wrong_type(spec.name, spec.kind, &got));
         }
     })

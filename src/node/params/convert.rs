@@ -8,7 +8,7 @@ use crate::node::settings::{
     GripperJoint, GripperSettings, JogSettings, MotionSettings, NodeSettings, SettingError,
     SolverSettings, TwistFrame, optional_path, parse_bend, parse_clamps, parse_locks,
     parse_mesh_path, parse_orientation, parse_pitch, parse_position, parse_redundancy,
-    parse_solver, parse_weights,
+    parse_solver, parse_tool_axis, parse_weights,
 };
 
 impl NodeParams {
@@ -45,7 +45,8 @@ impl NodeParams {
                 redundancy: parse_redundancy(&self.redundancy)?,
                 null_space_gain: self.null_space_gain,
                 clearance_band: self.clearance_band,
-                target_orientation: parse_orientation(&self.target_orientation)?,
+                target_orientation: parse_orientation(&self.target_orientation)?
+                    .with_tool(parse_tool_axis(&self.tool_axis)?),
             },
             motion: MotionSettings {
                 rate_hz: self.rate_hz,
@@ -164,11 +165,15 @@ mod tests {
         let d = NodeParams::default;
         /// Makes one value bad.
         type Spoil = fn(&mut NodeParams);
-        let cases: [(&str, Spoil); 22] = [
+        let cases: [(&str, Spoil); 26] = [
             ("solver", |p| p.solver = "newton".into()),
             ("target_orientation", |p| {
                 p.target_orientation = "roll".into()
             }),
+            ("tool_axis", |p| p.tool_axis = vec![0.0, 0.0, 0.0]),
+            ("tool_axis", |p| p.tool_axis = vec![f64::NAN, 0.0, 1.0]),
+            ("tool_axis", |p| p.tool_axis = vec![f64::INFINITY, 0.0, 0.0]),
+            ("tool_axis", |p| p.tool_axis = vec![1.0, 0.0]),
             ("max_iterations", |p| p.max_iterations = -1),
             ("max_iterations", |p| p.max_iterations = 1 << 40),
             ("budget_ms", |p| p.budget_ms = 0.0),
@@ -204,6 +209,63 @@ mod tests {
         let e = p.settings().unwrap().solver_config(&arm()).unwrap_err();
         assert_eq!(e.name, "clamp");
         assert!(e.to_string().contains("nope"), "{e}");
+    }
+
+    /// `tool_axis` names the tool axis of `target_orientation: axis`: the
+    /// tip's +z unless set, +x when set to [1, 0, 0] (any length), and no
+    /// tool axis for the other modes, whatever it is.
+    #[test]
+    fn the_tool_axis_parameter_makes_the_axis_mode_point_that_axis() {
+        use crate::ik::OrientationMode;
+        use nalgebra::Vector3;
+        let mode = |p: NodeParams| p.settings().unwrap().solver.target_orientation;
+        assert_eq!(NodeParams::default().tool_axis, [0.0, 0.0, 1.0]);
+        let axis = NodeParams {
+            target_orientation: "axis".into(),
+            ..NodeParams::default()
+        };
+        assert_eq!(
+            mode(axis.clone()),
+            OrientationMode::Axis {
+                tool: Vector3::z_axis()
+            }
+        );
+        let x = NodeParams {
+            tool_axis: vec![2.0, 0.0, 0.0],
+            ..axis.clone()
+        };
+        assert_eq!(
+            mode(x.clone()),
+            OrientationMode::Axis {
+                tool: Vector3::x_axis()
+            }
+        );
+        let node = x.settings().unwrap().node_config(&arm()).unwrap();
+        assert_eq!(node.target_orientation.tool(), Some(Vector3::x_axis()));
+        let full = NodeParams {
+            tool_axis: vec![1.0, 0.0, 0.0],
+            ..NodeParams::default()
+        };
+        assert_eq!(mode(full), OrientationMode::Full);
+        // Refused whatever the mode, naming the parameter and the value.
+        let e = NodeParams {
+            tool_axis: vec![0.0, 0.0, 0.0],
+            ..NodeParams::default()
+        }
+        .settings()
+        .unwrap_err();
+        assert_eq!(e.name, "tool_axis");
+        assert!(
+            e.to_string().starts_with("tool_axis = [0.0, 0.0, 0.0]: ") && e.why.contains("zero"),
+            "{e}"
+        );
+        let e = NodeParams {
+            tool_axis: vec![1.0, 0.0, 0.0, 1.0],
+            ..axis
+        }
+        .settings()
+        .unwrap_err();
+        assert!(e.name == "tool_axis" && e.why.contains("needs 3"), "{e}");
     }
 
     #[test]

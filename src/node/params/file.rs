@@ -36,10 +36,29 @@ fn param_value(v: &Value) -> Result<ParamValue, String> {
         ),
         Value::String(s) => ParamValue::String(s.clone()),
         Value::Null => return Err("an empty value".into()),
-        Value::Sequence(_) => return Err("a list (write lists as one string: \"a,b\")".into()),
+        Value::Sequence(items) => return sequence_value(items),
         Value::Mapping(_) => return Err("a mapping".into()),
         Value::Tagged(_) => return Err("a tagged value".into()),
     })
+}
+
+/// A YAML list as ROS reads it: a double array when every item is a
+/// double (`[1.0, 0.0, 0.0]`); integers among them make it another type
+/// to ROS, and names are one string in this node's parameters.
+fn sequence_value(items: &[Value]) -> Result<ParamValue, String> {
+    let doubles: Option<Vec<f64>> = items
+        .iter()
+        .map(|v| v.as_f64().filter(|_| v.is_f64()))
+        .collect();
+    match doubles {
+        Some(v) if !v.is_empty() => Ok(ParamValue::DoubleArray(v)),
+        _ if items.is_empty() => Err("an empty list".into()),
+        _ if items.iter().all(Value::is_number) => Err(
+            "a list with integers (write each number as a double, 1.0 not 1: ROS parameters are typed)"
+                .into(),
+        ),
+        _ => Err("a list (write lists of names as one string: \"a,b\")".into()),
+    }
 }
 
 /// Applies one `name: value` entry of the file.
@@ -172,6 +191,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("lock") && e.contains("a list"), "{e}");
+        // A double array is read as one; integers in it are refused as ROS
+        // refuses them.
+        let p = read("    tool_axis: [1.0, 0.0, 0.0]\n").unwrap();
+        assert_eq!(p.tool_axis, [1.0, 0.0, 0.0]);
+        let e = read("    tool_axis: [1, 0, 0]\n").unwrap_err().to_string();
+        assert!(e.contains("tool_axis") && e.contains("1.0 not 1"), "{e}");
+        let e = read("    tool_axis: 1.0\n").unwrap_err().to_string();
+        assert!(e.contains("tool_axis") && e.contains("double array"), "{e}");
+        let e = read("    lock: [1.0]\n").unwrap_err().to_string();
+        assert!(e.contains("lock") && e.contains("double array"), "{e}");
         let e = read("    sim: ~\n").unwrap_err().to_string();
         assert!(e.contains("sim") && e.contains("empty"), "{e}");
         let e = NodeParams::from_ros_yaml("other_node:\n  ros__parameters: {}\n", "p.yaml")

@@ -8,14 +8,16 @@
 use serde::Serialize;
 use std::fmt;
 
-/// The four ROS parameter types the node uses (r2r has no array fields).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// The ROS parameter types the node uses: the four scalars, and a double
+/// array for what is a vector (`tool_axis`); a list of names is one
+/// comma-separated string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamType {
     Bool,
     Integer,
     Double,
     String,
+    DoubleArray,
 }
 
 impl ParamType {
@@ -26,7 +28,15 @@ impl ParamType {
             ParamType::Integer => "integer",
             ParamType::Double => "double",
             ParamType::String => "string",
+            ParamType::DoubleArray => "double array",
         }
+    }
+}
+
+impl Serialize for ParamType {
+    /// By its [name](ParamType::name), as the docs' table spells it.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -45,6 +55,7 @@ pub enum ParamValue {
     Integer(i64),
     Double(f64),
     String(String),
+    DoubleArray(Vec<f64>),
 }
 
 impl ParamValue {
@@ -54,6 +65,7 @@ impl ParamValue {
             ParamValue::Integer(_) => ParamType::Integer,
             ParamValue::Double(_) => ParamType::Double,
             ParamValue::String(_) => ParamType::String,
+            ParamValue::DoubleArray(_) => ParamType::DoubleArray,
         }
     }
 }
@@ -65,6 +77,10 @@ impl fmt::Display for ParamValue {
             ParamValue::Integer(i) => write!(f, "{i}"),
             ParamValue::Double(x) => write!(f, "{x:?}"),
             ParamValue::String(s) => write!(f, "{s:?}"),
+            ParamValue::DoubleArray(v) => {
+                let items: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
+                write!(f, "[{}]", items.join(", "))
+            }
         }
     }
 }
@@ -141,6 +157,7 @@ param_field!(bool, Bool);
 param_field!(i64, Integer);
 param_field!(f64, Double);
 param_field!(String, String);
+param_field!(Vec<f64>, DoubleArray);
 
 /// One parameter's declaration.
 #[derive(Debug, Clone, Copy)]
@@ -200,8 +217,8 @@ pub trait ParamTable: Clone {
 
 /// Declares the parameter struct of one node (`pub struct Name for
 /// "node_name"`) from one table: per field its one-line
-/// doc (the ROS description), name, type (`String`, `f64`, `i64` or
-/// `bool`), default, whether it is live, and optionally the function
+/// doc (the ROS description), name, type (`String`, `f64`, `i64`,
+/// `bool` or `Vec<f64>`), default, whether it is live, and optionally the function
 /// listing its allowed values.
 macro_rules! declare_params {
     (@allowed) => { $crate::node::params::table::any_value };
@@ -346,7 +363,21 @@ mod tests {
             ParamValue::Integer(0),
             ParamValue::Bool(true),
             ParamValue::String(String::new()),
+            ParamValue::DoubleArray(vec![1.0, 0.0, 0.0]),
         ];
-        assert_eq!(serde_json::to_string(&v).unwrap(), r#"[5.0,0,true,""]"#);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"[5.0,0,true,"",[1.0,0.0,0.0]]"#
+        );
+        assert_eq!(v[4].to_string(), "[1.0, 0.0, 0.0]");
+        assert_eq!(
+            serde_json::to_string(&ParamType::DoubleArray).unwrap(),
+            r#""double array""#
+        );
+        let e = Vec::<f64>::from_param("tool_axis", ParamValue::String("1,0,0".into()));
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "tool_axis: must be a double array, not the string \"1,0,0\""
+        );
     }
 }

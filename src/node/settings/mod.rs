@@ -29,7 +29,7 @@ pub use motion::MotionSettings;
 pub use solver::SolverSettings;
 pub use text::{
     BEND_KEYWORDS, JointClamp, JointWeight, bend_name, parse_bend, parse_clamps, parse_locks,
-    parse_orientation, parse_pitch, parse_redundancy, parse_solver, parse_weights,
+    parse_orientation, parse_pitch, parse_redundancy, parse_solver, parse_tool_axis, parse_weights,
 };
 
 use crate::collision::CollisionOptions;

@@ -56,8 +56,10 @@ pub struct SolverSettings {
     /// (m) within which a redundant arm's self-motion is also steered away
     /// from the closest pair (0: never).
     pub clearance_band: f64,
-    /// What a pose target's orientation asks: all of it, where the tool's
-    /// +z points (a 5D target, the roll free), or nothing.
+    /// What a pose target's orientation asks: all of it, where the tool
+    /// axis points (a 5D target, the roll free; the setting `tool_axis`,
+    /// the tip's +z by default, is the mode's
+    /// [`tool`](OrientationMode::with_tool)), or nothing.
     pub target_orientation: OrientationMode,
 }
 

@@ -3,7 +3,8 @@
 //! by one function each so both front-ends accept the same text.
 
 use super::SettingError;
-use crate::ik::{Bend, SolverKind};
+use crate::ik::{Bend, IkError, SolverKind};
+use nalgebra::{Unit, Vector3};
 use std::fmt;
 
 /// One joint's narrowed range, `JOINT=MIN:MAX` as written.
@@ -68,6 +69,36 @@ pub fn parse_orientation(s: &str) -> Result<crate::ik::OrientationMode, SettingE
     s.trim()
         .parse()
         .map_err(|why: String| SettingError::new("target_orientation", format!("'{s}'"), why))
+}
+
+/// The tool axis of 5D targets (`tool_axis`, with `target_orientation:
+/// axis`): three numbers, the axis in the tip frame, any non-zero length
+/// (it is normalised). The ROS parameter is a double array, so its length
+/// is checked here; zero, NaN and infinity by
+/// [`crate::ik::direction_from_xyz`], each refusal naming `tool_axis`.
+/// [`crate::ik::OrientationMode::with_tool`] puts it into the mode.
+pub fn parse_tool_axis(v: &[f64]) -> Result<Unit<Vector3<f64>>, SettingError> {
+    let shown = || format!("{v:?}");
+    let xyz: [f64; 3] = v.try_into().map_err(|_| {
+        SettingError::new(
+            "tool_axis",
+            shown(),
+            format!(
+                "has {} numbers; it needs 3, the axis [x, y, z] in the tip frame",
+                v.len()
+            ),
+        )
+    })?;
+    crate::ik::direction_from_xyz("tool_axis", xyz).map_err(|e| {
+        let why = match e {
+            IkError::NonFiniteTarget { .. } => {
+                "is not finite; it needs three finite numbers".into()
+            }
+            IkError::InvalidTarget { why, .. } => why,
+            other => other.to_string(),
+        };
+        SettingError::new("tool_axis", shown(), why)
+    })
 }
 
 pub fn parse_solver(s: &str) -> Result<SolverKind, SettingError> {
@@ -195,7 +226,30 @@ fn parse_clamp(item: &str, whole: &str) -> Result<JointClamp, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::Vector3;
+
+    #[test]
+    fn a_tool_axis_is_three_numbers_of_some_length_and_bad_ones_are_named() {
+        let x = parse_tool_axis(&[2.0, 0.0, 0.0]).unwrap();
+        assert_eq!(x, Vector3::x_axis());
+        for bad in [
+            vec![0.0, 0.0, 0.0],
+            vec![f64::NAN, 0.0, 1.0],
+            vec![0.0, f64::INFINITY, 0.0],
+            vec![1.0, 0.0],
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![],
+        ] {
+            let e = parse_tool_axis(&bad).unwrap_err();
+            assert_eq!(e.name, "tool_axis", "{bad:?}: {e}");
+            assert!(e.to_string().starts_with("tool_axis = ["), "{e}");
+        }
+        let e = parse_tool_axis(&[0.0; 3]).unwrap_err();
+        assert!(e.why.contains("zero"), "{e}");
+        let e = parse_tool_axis(&[1.0, 0.0]).unwrap_err();
+        assert!(e.why.contains("2 numbers") && e.why.contains("3"), "{e}");
+        let e = parse_tool_axis(&[f64::NAN, 0.0, 1.0]).unwrap_err();
+        assert!(e.why.contains("not finite"), "{e}");
+    }
 
     #[test]
     fn closest_weights_parse_and_bad_ones_are_named() {
