@@ -288,7 +288,8 @@ class IkNode:
 
 
 def parameter(name, v):
-    """An rcl_interfaces Parameter typed as the Python value is."""
+    """An rcl_interfaces Parameter typed as the Python value is (a list of
+    floats: a double array; of other numbers: an integer array)."""
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
     pv = ParameterValue()
     if isinstance(v, bool):
@@ -297,6 +298,10 @@ def parameter(name, v):
         pv.type, pv.integer_value = ParameterType.PARAMETER_INTEGER, v
     elif isinstance(v, float):
         pv.type, pv.double_value = ParameterType.PARAMETER_DOUBLE, v
+    elif isinstance(v, list) and all(isinstance(x, float) for x in v):
+        pv.type, pv.double_array_value = ParameterType.PARAMETER_DOUBLE_ARRAY, v
+    elif isinstance(v, list):
+        pv.type, pv.integer_array_value = ParameterType.PARAMETER_INTEGER_ARRAY, v
     else:
         pv.type, pv.string_value = ParameterType.PARAMETER_STRING, v
     return Parameter(name=name, value=pv)
@@ -307,6 +312,7 @@ def parameter_value(v):
     from rcl_interfaces.msg import ParameterType as T
     return {T.PARAMETER_STRING: v.string_value, T.PARAMETER_DOUBLE: v.double_value,
             T.PARAMETER_INTEGER: v.integer_value, T.PARAMETER_BOOL: v.bool_value,
+            T.PARAMETER_DOUBLE_ARRAY: list(v.double_array_value),
             T.PARAMETER_NOT_SET: None}[v.type]
 
 

@@ -10,7 +10,8 @@ from msgs import joint_command
 from readme import table
 
 TYPES = {"string": ParameterType.PARAMETER_STRING, "double": ParameterType.PARAMETER_DOUBLE,
-         "integer": ParameterType.PARAMETER_INTEGER, "bool": ParameterType.PARAMETER_BOOL}
+         "integer": ParameterType.PARAMETER_INTEGER, "bool": ParameterType.PARAMETER_BOOL,
+         "double array": ParameterType.PARAMETER_DOUBLE_ARRAY}
 
 
 def get(arm, *names):

@@ -119,3 +119,33 @@ def test_under_target_orientation_axis_a_rolled_pose_is_reached_without_its_roll
     assert fk.angle_between(t[:3, :3], rolled[:3, :3]) > 1.0, "the roll was not asked for"
     v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
     assert v["last_rejection"] == "none", v
+
+
+def test_tool_axis_names_the_axis_that_points_and_changes_live(start_arm):
+    """`tool_axis` (a double array): with `target_orientation: axis` the
+    tip's named axis goes where the pose's same axis points, the roll about
+    it free. Given at start from the parameter file ([0, 1, 0]) and read
+    back; a zero axis or integers refused by `ros2 param set` naming it;
+    then set live to +x. The pose of POSE_JOINTS turned over about its own
+    +x (its +z reversed) cannot be reached as a full pose, nor with the tip's
+    +z along the pose's: with tool_axis +x its position and +x are."""
+    arm = start_arm({"target_orientation": "axis", "tool_axis": [0.0, 1.0, 0.0]})
+    assert arm.get_parameters("tool_axis") == [[0.0, 1.0, 0.0]]
+    for bad in ([0.0, 0.0, 0.0], [1, 0, 0]):
+        ok, why = arm.set_parameter("tool_axis", bad)
+        assert not ok and "tool_axis" in why, (bad, why)
+    assert arm.get_parameters("tool_axis") == [[0.0, 1.0, 0.0]]
+    assert arm.set_parameter("tool_axis", [1.0, 0.0, 0.0]) == (True, "")
+    arm.node.wait_log("parameter tool_axis changed: applied at the next tick")
+    goal = arm.chain.tip_pose(POSE_JOINTS)
+    turned_over = goal @ np.diag([1.0, -1.0, -1.0, 1.0])
+    arm.publish("/target_pose", pose_of(turned_over, stamp=arm.peer.now()))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the pose")
+    t = arm.tip(arm.wait_still())
+    assert position_error(t, goal) < 5e-4, t
+    x, want = t[:3, 0], turned_over[:3, 0]
+    assert math.acos(min(1.0, float(x @ want))) < 5e-3, (x, want)
+    z, other = t[:3, 2], turned_over[:3, 2]
+    assert math.acos(max(-1.0, min(1.0, float(z @ other)))) > 1.0, "the roll was not asked for"
+    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
+    assert v["last_rejection"] == "none", v
