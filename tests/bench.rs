@@ -375,6 +375,7 @@ fn five_d_track_sets_are_followed_without_jumps() {
         std::fs::write(&file, set.to_json()).unwrap();
         let v = track_figures(&file, &[]);
         assert_eq!(v["target_orientation"], "axis", "{name}: {v}");
+        assert_eq!(v["tool_axis"], serde_json::json!([0.0, 0.0, 1.0]), "{name}");
         assert_eq!(v["reached"], v["targets"], "{name}: {v}");
         assert_eq!(v["jumps"], 0, "{name}: {v}");
         let lag = v["worst_lag"].as_f64().unwrap();

@@ -251,6 +251,9 @@ fn run_track(
         out["solver"] = json!(settings.solver.solver.name());
         out["rate_hz"] = json!(rate);
         out["target_orientation"] = json!(settings.solver.target_orientation.name());
+        if let Some(t) = settings.solver.target_orientation.tool() {
+            out["tool_axis"] = json!([t.x, t.y, t.z]);
+        }
         out["node_rate_hz"] = json!(node_rate);
         out["paths"] = serde_json::to_value(&all)?;
         outln!("{}", serde_json::to_string(&out)?)?;
