@@ -99,7 +99,7 @@ pub fn path_samples(set: &TargetSet, path: usize) -> &[Sample] {
 /// The target a program publishing sample `s` of `set` sends: in the
 /// chain's base frame, stamped "now", the pose's orientation unless the
 /// set is position-only (what of it counts is the node's
-/// `target_orientation`).
+/// `target_orientation` and `tool_axis`).
 pub fn sample_message(set: &TargetSet, s: &Sample) -> TargetMsg {
     TargetMsg {
         stamp: 0.0,
