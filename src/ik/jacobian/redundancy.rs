@@ -26,7 +26,7 @@ pub enum Redundancy {
     /// joint nears one (continuous joints are left out). On position
     /// targets near a singular pose, the part of that push which would
     /// take the arm nearer the singular pose is dropped
-    /// ([`spare_singular`]): the middle of the limits is often one (the
+    /// (docs/solvers.md, Redundant arms): the middle of the limits is often one (the
     /// project arm's straight arm).
     #[default]
     Limits,
@@ -202,7 +202,7 @@ const SINGULAR_SHARE: f64 = 0.3;
 /// many sets fail as it fixed.
 pub(super) fn spare_singular(chain: &Chain, ws: &mut Workspace) {
     let share = position_share(&ws.frames);
-    if !(share < SINGULAR_SHARE) {
+    if share.is_nan() || share >= SINGULAR_SHARE {
         return;
     }
     let weight = 1.0 - share / SINGULAR_SHARE;
@@ -233,7 +233,7 @@ fn position_share(frames: &Frames) -> f64 {
     }
     let ev = m.symmetric_eigenvalues();
     let largest = ev.max();
-    if !(largest > 0.0) {
+    if largest.is_nan() || largest <= 0.0 {
         return 0.0;
     }
     (ev.min().max(0.0) / largest).sqrt()
