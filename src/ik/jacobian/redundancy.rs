@@ -25,8 +25,8 @@ pub enum Redundancy {
     /// 0 in the middle and unbounded at a limit, so the push grows as a
     /// joint nears one (continuous joints are left out). On position
     /// targets near a singular pose, the part of that push which would
-    /// take the arm nearer the singular pose is dropped
-    /// (docs/solvers.md, Redundant arms): the middle of the limits is often one (the
+    /// take the arm nearer the singular pose is dropped (docs/solvers.md,
+    /// Redundant arms): the middle of the limits is often one (the
     /// project arm's straight arm).
     #[default]
     Limits,
@@ -181,7 +181,7 @@ pub(super) fn manipulability_pull(
 
 /// Below this ratio of the smallest to the largest singular value of the
 /// position Jacobian, [`spare_singular`] acts, fully at 0, not at all at
-/// the ratio (linearly between). Measured on position track sets
+/// the ratio (linearly between). Measured on track sets
 /// (benches/README.md, Ten seeds): at 0.3, 7 more of 282 sets pass and
 /// none fails that passed; at 0.5 one fails; at 0.1 and 0.2 only one
 /// more passes; at 0.7 and above, or without the linear fade, sets that
@@ -195,11 +195,10 @@ const SINGULAR_SHARE: f64 = 0.3;
 /// ([`SINGULAR_SHARE`]). `ws.frames` holds the Jacobian at `ws.q`; the
 /// gradient ([`lift_gradient`]) goes to `ws.lift`. Why: where the middle
 /// of the limits is itself singular (the project arm's straight arm, the
-/// Panda's shoulder lock), the
-/// limits' pull drags the self-motion along the singular pose, where its
-/// loop shrinks and the answer leaves it on the other bend than the path;
-/// adding the manipulability's gradient instead (pushing away) made as
-/// many sets fail as it fixed.
+/// Panda's shoulder lock), the limits' pull drags the self-motion along
+/// the singular pose, where its loop shrinks and the answer leaves it on
+/// the other bend than the path; adding the manipulability's gradient
+/// instead (pushing away) made as many sets fail as it fixed.
 pub(super) fn spare_singular(chain: &Chain, ws: &mut Workspace) {
     let share = position_share(&ws.frames);
     if share.is_nan() || share >= SINGULAR_SHARE {
