@@ -5,7 +5,7 @@
 use super::Workspace;
 use super::linalg::{mul, normal_equations};
 use super::redundancy::{
-    Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull,
+    Redundancy, clearance_pull, limits_pull, manipulability_pull, posture_pull, spare_singular,
 };
 use crate::ik::metric::{PoseDeviation, joint_distance, pose_error};
 use crate::ik::{Admissible, Deadline, Orientation, Reason, Target, Tolerance};
@@ -481,7 +481,12 @@ impl Descent<'_> {
     fn pull(&self, ws: &mut Workspace, steer: &Steer, gain: f64) {
         match steer.objective {
             Redundancy::Off => ws.pull.fill(0.0),
-            Redundancy::Limits => limits_pull(&ws.bounds, &ws.q, gain, &mut ws.pull),
+            Redundancy::Limits => {
+                limits_pull(&ws.bounds, &ws.q, gain, &mut ws.pull);
+                if self.target.constraints() == 3 {
+                    spare_singular(self.chain, ws);
+                }
+            }
             Redundancy::Posture => posture_pull(steer.rest, &ws.q, gain, &mut ws.pull),
             Redundancy::Manipulability => {
                 let (wp, wo) = self.weights();

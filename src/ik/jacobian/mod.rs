@@ -88,6 +88,9 @@ struct Workspace {
     pull: Vec<f64>,
     /// The clearance's gradient, from the solve's check.
     gradient: Vec<f64>,
+    /// The manipulability's gradient near a singular pose
+    /// ([`redundancy::spare_singular`]).
+    lift: Vec<f64>,
     /// The last step's check found something within the clearance band.
     near: bool,
     /// The clearance the descent measured, and where (`clear_from`): its
@@ -119,6 +122,7 @@ impl Workspace {
             reached: vec![0.0; n],
             pull: vec![0.0; n],
             gradient: vec![0.0; n],
+            lift: vec![0.0; n],
             near: false,
             measured: None,
             clear_from: vec![0.0; n],
