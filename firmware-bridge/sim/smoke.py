@@ -10,7 +10,12 @@ import tty
 
 PTY, PULSES = sys.argv[1], sys.argv[2]
 NCH = 6
-TOL_US = 5.0
+TOL_US = 5.0  # a channel's width over a window of pulses
+# One pulse of a Timer2 channel (D3..D11) is off by as long as another ISR
+# holds the CPU when one of its edges is due: README.md reports up to 7.3 us
+# measured. The bound for a single pulse; a cut or stretched pulse (a slot
+# or chunk boundary missed) is off by 32 us or more.
+EDGE_LATE_US = 10.0
 
 CMD_SET_TARGETS, CMD_STATUS, CMD_SET_LIMITS, CMD_RELAX, CMD_ESTOP, CMD_SET_WATCHDOG = range(1, 7)
 
@@ -257,7 +262,7 @@ for i in range(frames):
     time.sleep(0.02)
 t1 = sim_time()
 widths_after(t1, settle=0.0, frames=2)  # let the pulses of the window come in
-lo, hi = 1200 - TOL_US, 1200 + step * (frames - 1) + TOL_US
+lo, hi = 1200 - EDGE_LATE_US, 1200 + step * (frames - 1) + EDGE_LATE_US
 moving = [p for p in pulses if t0 + 0.1 < p["t_sim"] <= t1]
 out_of_range = [p for p in moving if not lo <= p["width_us"] <= hi]
 jumps, phase = [], []
@@ -271,7 +276,7 @@ check("moving target: every pulse a commanded width (%d pulses)" % len(moving),
       len(moving) > frames and not out_of_range, str(out_of_range[:3]))
 # The host's frames are not synchronous with the 20 ms frame: a period may
 # see none or two of them, never a larger jump.
-check("moving target: no pulse jumps more than 3 frames' steps", jumps and max(jumps) <= 3 * step + 2,
+check("moving target: no pulse jumps more than 3 frames' steps", jumps and max(jumps) <= 3 * step + EDGE_LATE_US,
       "largest change %.2f us" % max(jumps or [0]))
 check("moving target: D9/D10 periods stay 20 ms +- 3 us", phase and max(abs(x) for x in phase) <= 3.0,
       "off by %.2f .. %.2f us" % (min(phase or [0]), max(phase or [0])))
