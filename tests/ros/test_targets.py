@@ -100,6 +100,25 @@ def test_a_bad_target_is_refused_with_the_reason_and_nothing_moves(shared_arm, m
     assert not moved, moved[:3]
 
 
+def reached_pointing(arm, asked, goal, axis):
+    """Publishes the pose `asked` (at `goal`'s position) under
+    `target_orientation: axis` and checks the arm gets there: the tip
+    within 0.5 mm, its column `axis` (0: +x, 2: +z) within 5 mrad of the
+    pose's, the whole rotation more than a radian from the pose's (the
+    roll was not asked for), and the target counted as reached. Returns
+    the tip's pose."""
+    arm.publish("/target_pose", pose_of(asked, stamp=arm.peer.now()))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the pose")
+    t = arm.tip(arm.wait_still())
+    assert position_error(t, goal) < 5e-4, t
+    got, want = t[:3, axis], asked[:3, axis]
+    assert math.acos(min(1.0, float(got @ want))) < 5e-3, (got, want)
+    assert fk.angle_between(t[:3, :3], asked[:3, :3]) > 1.0, "the roll was not asked for"
+    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
+    assert v["last_rejection"] == "none", v
+    return t
+
+
 def test_under_target_orientation_axis_a_rolled_pose_is_reached_without_its_roll(start_arm):
     """`target_orientation: axis`: a PoseStamped counts only where its tool
     +z axis points (a 5D target). The pose of POSE_JOINTS rolled half a turn
@@ -110,15 +129,7 @@ def test_under_target_orientation_axis_a_rolled_pose_is_reached_without_its_roll
     goal = arm.chain.tip_pose(POSE_JOINTS)
     half_turn = np.diag([-1.0, -1.0, 1.0, 1.0])
     rolled = goal @ half_turn
-    arm.publish("/target_pose", pose_of(rolled, stamp=arm.peer.now()))
-    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the rolled pose")
-    t = arm.tip(arm.wait_still())
-    assert position_error(t, goal) < 5e-4, t
-    z, want = t[:3, 2], rolled[:3, 2]
-    assert math.acos(min(1.0, float(z @ want))) < 5e-3, (z, want)
-    assert fk.angle_between(t[:3, :3], rolled[:3, :3]) > 1.0, "the roll was not asked for"
-    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
-    assert v["last_rejection"] == "none", v
+    reached_pointing(arm, rolled, goal, axis=2)
 
 
 def test_tool_axis_names_the_axis_that_points_and_changes_live(start_arm):
@@ -139,13 +150,6 @@ def test_tool_axis_names_the_axis_that_points_and_changes_live(start_arm):
     arm.node.wait_log("parameter tool_axis changed: applied at the next tick")
     goal = arm.chain.tip_pose(POSE_JOINTS)
     turned_over = goal @ np.diag([1.0, -1.0, -1.0, 1.0])
-    arm.publish("/target_pose", pose_of(turned_over, stamp=arm.peer.now()))
-    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip within 1 mm of the pose")
-    t = arm.tip(arm.wait_still())
-    assert position_error(t, goal) < 5e-4, t
-    x, want = t[:3, 0], turned_over[:3, 0]
-    assert math.acos(min(1.0, float(x @ want))) < 5e-3, (x, want)
+    t = reached_pointing(arm, turned_over, goal, axis=0)
     z, other = t[:3, 2], turned_over[:3, 2]
-    assert math.acos(max(-1.0, min(1.0, float(z @ other)))) > 1.0, "the roll was not asked for"
-    v = arm.wait_diag(lambda v: int(v["targets.reached"]) >= 1, "the target counted as reached")
-    assert v["last_rejection"] == "none", v
+    assert math.acos(max(-1.0, min(1.0, float(z @ other)))) > 1.0, "the tip's +z went where the pose's does"
