@@ -200,12 +200,13 @@ const SINGULAR_SHARE: f64 = 0.3;
 /// the other bend than the path; adding the manipulability's gradient
 /// instead (pushing away) made as many sets fail as it fixed.
 pub(super) fn spare_singular(chain: &Chain, ws: &mut Workspace) {
-    let share = position_share(&ws.frames);
+    let gram = position_gram(&ws.frames);
+    let share = position_share(&gram);
     if share.is_nan() || share >= SINGULAR_SHARE {
         return;
     }
     let weight = 1.0 - share / SINGULAR_SHARE;
-    lift_gradient(chain, &ws.frames, &mut ws.lift);
+    lift_gradient(chain, &ws.frames, &gram, &mut ws.lift);
     let gg: f64 = ws.lift.iter().map(|g| g * g).sum();
     let down: f64 = ws.pull.iter().zip(&ws.lift).map(|(p, g)| p * g).sum();
     if gg > 0.0 && down < 0.0 {
@@ -222,14 +223,11 @@ pub(super) fn spare_singular(chain: &Chain, ws: &mut Workspace) {
 /// and any joint `i` from `k` on moves the tip (`∂Jₖ = wₖ × Jᵢ` for a
 /// turning `k`; a sliding `k`'s column is its axis). Cross products only:
 /// by finite differences it took a Jacobian per joint. 0 at an exactly
-/// singular pose, where it has no value.
-fn lift_gradient(chain: &Chain, frames: &Frames, lift: &mut [f64]) {
+/// singular pose, where it has no value. `gram`: `J Jᵀ`
+/// ([`position_gram`]).
+fn lift_gradient(chain: &Chain, frames: &Frames, gram: &Matrix3<f64>, lift: &mut [f64]) {
     let cols = &frames.columns;
-    let mut m = Matrix3::<f64>::zeros();
-    for c in cols {
-        m += c.linear * c.linear.transpose();
-    }
-    let Some(inverse) = m.try_inverse() else {
+    let Some(inverse) = gram.try_inverse() else {
         lift.fill(0.0);
         return;
     };
@@ -256,14 +254,21 @@ fn lift_gradient(chain: &Chain, frames: &Frames, lift: &mut [f64]) {
     }
 }
 
-/// The smallest over the largest singular value of the position rows of
-/// the Jacobian in `frames`: 0 at a singular pose, whatever the arm's size.
-fn position_share(frames: &Frames) -> f64 {
+/// `J Jᵀ` of the position rows `J` of the Jacobian in `frames`: what
+/// [`position_share`] and [`lift_gradient`] both start from.
+fn position_gram(frames: &Frames) -> Matrix3<f64> {
     let mut m = Matrix3::<f64>::zeros();
     for c in &frames.columns {
         m += c.linear * c.linear.transpose();
     }
-    let ev = m.symmetric_eigenvalues();
+    m
+}
+
+/// The smallest over the largest singular value of the position rows of
+/// the Jacobian whose `J Jᵀ` is `gram`: 0 at a singular pose, whatever
+/// the arm's size.
+fn position_share(gram: &Matrix3<f64>) -> f64 {
+    let ev = gram.symmetric_eigenvalues();
     let largest = ev.max();
     if largest.is_nan() || largest <= 0.0 {
         return 0.0;
@@ -417,7 +422,7 @@ mod tests {
             let mut frames = Frames::new(&chain);
             chain.jacobian(&q, &mut frames);
             let mut lift = [0.0; 4];
-            lift_gradient(&chain, &frames, &mut lift);
+            lift_gradient(&chain, &frames, &position_gram(&frames), &mut lift);
             let here = log_manipulability(&frames, (1.0, 0.0), None);
             for i in 0..4 {
                 let mut moved = q;
