@@ -49,9 +49,7 @@ fn from_ros_in<T: ParamTable>(name: &str, v: &ParameterValue) -> Result<ParamVal
                     })?;
             let mut got = format!("a value of type {}", other.type_name());
             if let ParameterValue::IntegerArray(_) = other {
-                got.push_str(
-                    " (write each number as a double, 1.0 not 1: ROS parameters are typed)",
-                );
+                got.push_str(&format!(" ({})", ParamError::WRITE_DOUBLES));
             }
             return Err(ParamError::wrong_type(spec.name, spec.kind, &got));
         }

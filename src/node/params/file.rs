@@ -53,10 +53,10 @@ fn sequence_value(items: &[Value]) -> Result<ParamValue, String> {
     match doubles {
         Some(v) if !v.is_empty() => Ok(ParamValue::DoubleArray(v)),
         _ if items.is_empty() => Err("an empty list".into()),
-        _ if items.iter().all(Value::is_number) => Err(
-            "a list with integers (write each number as a double, 1.0 not 1: ROS parameters are typed)"
-                .into(),
-        ),
+        _ if items.iter().all(Value::is_number) => Err(format!(
+            "a list with integers ({})",
+            ParamError::WRITE_DOUBLES
+        )),
         _ => Err("a list (write lists of names as one string: \"a,b\")".into()),
     }
 }

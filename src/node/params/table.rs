@@ -96,6 +96,12 @@ pub enum ParamError {
 }
 
 impl ParamError {
+    /// How to write numbers where a list of them arrived with integers
+    /// (a parameter file's YAML list, `ros2 param set` with `[1, 0, 0]`):
+    /// one wording for both front-ends.
+    pub const WRITE_DOUBLES: &'static str =
+        "write each number as a double, 1.0 not 1: ROS parameters are typed";
+
     /// `got` (e.g. "the integer 50", "a list") where an `expected` value
     /// belongs; an integer for a double says how to write it.
     pub fn wrong_type(name: &'static str, expected: ParamType, got: &str) -> ParamError {
