@@ -324,60 +324,10 @@ fn virtual_servos_are_the_default_and_start_from_their_feedback() {
     );
 }
 
-/// Servos that measure their position (bus servos), reached through a
-/// shared cell the test sets: `None` until "connected".
-struct MeasuringServos {
-    present: Arc<Mutex<Option<Vec<f64>>>>,
-    commands: Arc<Mutex<Vec<Vec<f64>>>>,
-}
-
-impl ServoOutput for MeasuringServos {
-    fn command(&mut self, positions: &[f64], _t: f64) {
-        self.commands.lock().unwrap().push(positions.to_vec());
-    }
-    fn feedback(&self) -> Option<Vec<f64>> {
-        self.present.lock().unwrap().clone()
-    }
-    fn measured(&self) -> bool {
-        true
-    }
-}
-
-/// State the servos share with the test.
-type Shared<T> = Arc<Mutex<T>>;
-
-/// The node, the servos' present position and the commands they got.
-type Measuring = (
-    MemoryNode<MeasuringServos>,
-    Shared<Option<Vec<f64>>>,
-    Shared<Vec<Vec<f64>>>,
-);
-
-/// A node core on [`MeasuringServos`] that report `present` (`None`: not
-/// yet), with the Jacobian solver and the default settings; the present
-/// position and the commands sent stay shared with the test.
-fn measuring_node(chain: &Chain, present: Option<Vec<f64>>) -> Measuring {
-    let present = Arc::new(Mutex::new(present));
-    let commands = Arc::new(Mutex::new(Vec::new()));
-    let servos = MeasuringServos {
-        present: present.clone(),
-        commands: commands.clone(),
-    };
-    let core = NodeCore::new(
-        chain,
-        SolverConfig::default_for(SolverKind::Jacobian),
-        Common::default(),
-        NodeConfig::default(),
-        servos,
-    )
-    .unwrap();
-    (MemoryNode::new(core), present, commands)
-}
-
 #[test]
 fn measured_servos_are_waited_for_and_their_positions_published() {
     let chain = arm();
-    let (mut n, present, commands) = measuring_node(&chain, None);
+    let (mut n, present, commands) = common::measuring::node(&chain, None);
     let start = chain.mid_configuration();
     let target = chain.fk(&[0.4, 0.3, -0.6, 0.2, 0.0]).translation.vector;
     n.push_target(TargetMsg::position([target.x, target.y, target.z]));
@@ -443,7 +393,7 @@ fn the_first_solve_starts_from_the_measured_pose() {
         "the mid seed found this branch too: {:?}",
         cold.q
     );
-    let (mut n, _, _) = measuring_node(&chain, Some(at.clone()));
+    let (mut n, _, _) = common::measuring::node(&chain, Some(at.clone()));
     n.push_target(TargetMsg {
         stamp: 0.0,
         frame_id: String::new(),

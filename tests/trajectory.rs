@@ -13,6 +13,7 @@ use arm_ik::node::{
     Command, HealthMonitor, JointState, Level, MemoryNode, NodeCore, NodeSettings, RejectReason,
     TrajectoryMsg, TrajectoryPoint,
 };
+use arm_ik::servo::ServoOutput;
 
 const DT: f64 = 0.02;
 /// A trajectory stamped 0 starts when it is taken: at the first tick after
@@ -44,7 +45,7 @@ fn trajectory(names: &[&str], points: Vec<TrajectoryPoint>) -> Command {
 }
 
 /// Ticks from tick `k0` to `k1` (exclusive), returning the joint states.
-fn run(n: &mut MemoryNode, k0: usize, k1: usize) -> Vec<JointState> {
+fn run(n: &mut MemoryNode<impl ServoOutput>, k0: usize, k1: usize) -> Vec<JointState> {
     for k in k0..k1 {
         n.tick(k as f64 * DT);
     }
@@ -120,6 +121,62 @@ fn a_trajectorys_points_are_reached_at_their_times_within_the_limits() {
     assert!(off(at(&states, T0 + 2.0), &AXES, &[0.6, 1.0, 0.1]) < 1e-9);
     let st = &n.core().status().teach.trajectory;
     assert!(st.max_lag < 1e-9, "{st:?}");
+}
+
+/// Bus servos still connecting when the trajectory comes: the arm is
+/// held, and the trajectory waits with it. Once the servos say where the
+/// arm is, the trajectory is planned from there and its clock starts, so
+/// its points are reached at their times counted from then (a clock that
+/// ran while the arm was held would leave the arm chasing it).
+#[test]
+fn a_trajectory_sent_before_the_servos_report_starts_when_they_do_from_where_they_are() {
+    let chain = Chain::from_urdf_file(common::project_urdf("arm.urdf"), None, None).unwrap();
+    let (mut n, present, commands) = common::measuring::node(&chain, None);
+    let held = chain.mid_configuration();
+    let points = [[0.4, 0.8, 0.2], [0.0, 1.2, -0.2]];
+    n.push_command(trajectory(
+        &NAMES,
+        vec![point(&points[0], &[], 1.0), point(&points[1], &[], 2.0)],
+    ));
+    // Half a second connecting: nothing moves, nothing is sent away from
+    // where the node holds the arm.
+    for js in run(&mut n, 0, 25) {
+        assert_eq!(js.position[..5], held);
+    }
+    assert!(n.core().status().teach.trajectory.active);
+    // Connected at tick 25 (0.5 s), measured away from the held pose.
+    let measured = vec![0.1, -0.3, 0.5, -0.4, 0.2];
+    *present.lock().unwrap() = Some(measured.clone());
+    let sent_before = commands.lock().unwrap().len();
+    run(&mut n, 25, 200);
+    // The servos measure, so the joint states are where they say; what
+    // the arm is driven along is the commands, one a tick from 0.5 s.
+    let sent = commands.lock().unwrap()[sent_before..].to_vec();
+    let at_time = |t: f64| &sent[((t - 25.0 * DT) / DT).round() as usize];
+    for (k, p) in points.iter().enumerate() {
+        let q = at_time(25.0 * DT + (k + 1) as f64);
+        let e = AXES
+            .iter()
+            .zip(p)
+            .map(|(&a, w)| (q[a] - w).abs())
+            .fold(0.0, f64::max);
+        assert!(e < 0.02, "point {}: {e} rad off at its time", k + 1);
+    }
+    // From the measured pose, within the speed limits at every tick.
+    let limits = n.core().motion().limits();
+    let mut prev = &measured;
+    for (k, q) in sent.iter().enumerate() {
+        for (a, (x, y)) in q.iter().zip(prev).enumerate().take(5) {
+            let step = (x - y).abs();
+            assert!(
+                step <= limits[a].velocity * DT + 1e-9,
+                "tick {k}: joint {a} moved {step} rad"
+            );
+        }
+        prev = q;
+    }
+    let st = &n.core().status().teach.trajectory;
+    assert_eq!((st.accepted, st.passed, st.late.clone()), (1, 2, None));
 }
 
 #[test]

@@ -367,7 +367,7 @@ impl<S: ServoOutput> NodeCore<S> {
             g.poll_workspace(st);
         }
         if !self.started {
-            self.try_start();
+            self.try_start(now);
         }
         // Until the start pose is known, the latest target waits and the
         // arm is not moved. Relaxed, nothing is solved or moved; an arm
@@ -444,17 +444,17 @@ impl<S: ServoOutput> NodeCore<S> {
 
     /// Starts the motion where the servos measure the arm, or where the
     /// node assumes it is when they cannot measure.
-    fn try_start(&mut self) {
+    fn try_start(&mut self, now: f64) {
         match self.valid_feedback() {
             Some(fb) => {
                 self.motion.reset(&fb);
                 self.goal.copy_from_slice(self.motion.position());
-                self.begin();
+                self.begin(now);
             }
             // Hardware that will report where it is, but has not yet
             // (still connecting): hold the start pose until it does.
             None if self.servo.measured() => {}
-            None => self.begin(),
+            None => self.begin(now),
         }
     }
 

@@ -12,6 +12,8 @@ pub mod feetech;
 #[cfg(feature = "app")]
 pub mod firmware;
 #[cfg(feature = "app")]
+pub mod measuring;
+#[cfg(feature = "app")]
 pub mod pulses;
 
 #[cfg(feature = "app")]

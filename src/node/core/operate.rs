@@ -78,9 +78,9 @@ impl<S: ServoOutput> NodeCore<S> {
         self.motion.set_goal(&self.goal);
     }
 
-    /// The start pose is known: the joint goals commanded before it are
-    /// taken now.
-    pub(super) fn begin(&mut self) {
+    /// The start pose is known at node time `now`: the joint goals and a
+    /// trajectory commanded before it are taken now.
+    pub(super) fn begin(&mut self, now: f64) {
         self.started = true;
         if let (Some(g), Some(st)) = (&mut self.guard, &mut self.status.collision) {
             g.measure(self.motion.position(), st);
@@ -90,6 +90,7 @@ impl<S: ServoOutput> NodeCore<S> {
         if !early.is_empty() {
             self.move_axes(early);
         }
+        self.start_waiting_trajectory(now);
     }
 
     /// Moves the named joints to their positions (clamped to their

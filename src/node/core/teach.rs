@@ -24,6 +24,12 @@ use crate::servo::ServoOutput;
 pub(super) struct Teach {
     teleop: Option<Teleop>,
     trajectory: Option<Trajectory>,
+    /// The message and joints of [`Teach::trajectory`] when it was taken
+    /// before the arm's start pose was known: it is planned again from
+    /// the measured pose, and its clock starts, once that pose is known
+    /// (until then the arm is not moved, so a clock already running would
+    /// leave it behind its own trajectory).
+    waiting: Option<(TrajectoryMsg, Vec<TrajectoryJoint>)>,
     program: Option<ProgramRun>,
     programs: Programs,
     store: Option<PoseStore>,
@@ -109,6 +115,7 @@ impl<S: ServoOutput> NodeCore<S> {
     }
 
     fn end_trajectory(&mut self) {
+        self.teach.waiting = None;
         if let Some(mut t) = self.teach.trajectory.take() {
             t.status.active = false;
             self.status.teach.trajectory = t.status;
@@ -222,17 +229,7 @@ impl<S: ServoOutput> NodeCore<S> {
             });
         }
         let start = if msg.stamp == 0.0 { now } else { msg.stamp };
-        let mut t = trajectory::plan(
-            msg,
-            &joints,
-            self.motion.position(),
-            self.motion.velocity(),
-            start,
-        )
-        .map_err(|e| match e {
-            TrajectoryError::NotFinite(s) => (RejectReason::NotFinite, s),
-            other => (RejectReason::Invalid, other.to_string()),
-        })?;
+        let mut t = self.plan_trajectory(msg, &joints, start)?;
         t.status.accepted = self.status.teach.trajectory.accepted + 1;
         // It takes over the arm's joints it names, as a joint command does.
         if joints.iter().any(|j| j.axis < self.layout.dof()) {
@@ -243,7 +240,56 @@ impl<S: ServoOutput> NodeCore<S> {
         }
         self.status.teach.trajectory = t.status.clone();
         self.teach.trajectory = Some(t);
+        self.teach.waiting = (!self.started).then(|| (msg.clone(), joints));
         Ok(())
+    }
+
+    /// `msg` over `joints`, planned from where the motion is, to start at
+    /// node time `start`.
+    fn plan_trajectory(
+        &self,
+        msg: &TrajectoryMsg,
+        joints: &[TrajectoryJoint],
+        start: f64,
+    ) -> Result<Trajectory, (RejectReason, String)> {
+        trajectory::plan(
+            msg,
+            joints,
+            self.motion.position(),
+            self.motion.velocity(),
+            start,
+        )
+        .map_err(|e| match e {
+            TrajectoryError::NotFinite(s) => (RejectReason::NotFinite, s),
+            other => (RejectReason::Invalid, other.to_string()),
+        })
+    }
+
+    /// The start pose is known (at node time `now`): a trajectory taken
+    /// before it is planned again from that pose and starts now, or at
+    /// its stamp if that is later. One whose stamp passed while the arm
+    /// was connecting starts late rather than partway through, so the
+    /// arm never chases a reference that has run ahead of it.
+    pub(super) fn start_waiting_trajectory(&mut self, now: f64) {
+        let Some((msg, joints)) = self.teach.waiting.take() else {
+            return;
+        };
+        let accepted = self.status.teach.trajectory.accepted;
+        match self.plan_trajectory(&msg, &joints, now.max(msg.stamp)) {
+            Ok(mut t) => {
+                t.status.accepted = accepted;
+                self.status.teach.trajectory = t.status.clone();
+                self.teach.trajectory = Some(t);
+            }
+            // Checked when it was taken; only a measured pose the plan
+            // cannot start from (not finite) gets here.
+            Err((_, why)) => {
+                if let Some(t) = &mut self.teach.trajectory {
+                    t.status.aborted = Some(format!("not started from the measured pose: {why}"));
+                }
+                self.end_trajectory();
+            }
+        }
     }
 
     /// The tick's goal from the leader or the trajectory, tracked by the
