@@ -15,11 +15,12 @@
 //! generating configuration and the commanded joints. Without a window,
 //! the answers around the first three jumps (steps above 0.1 rad).
 
-use arm_ik::bench::{STEP_LIMIT, TargetSet, largest_step};
+use arm_ik::bench::{STEP_LIMIT, TargetSet};
 use arm_ik::model::{Chain, Frames};
-use arm_ik::node::track::{path_samples, sample_message};
-use arm_ik::node::{NodeConfig, NodeCore, NodeSettings, SolveOutcome};
+use arm_ik::node::track::{path_samples, replay_track_with};
+use arm_ik::node::{NodeConfig, NodeCore, NodeSettings};
 use nalgebra::DMatrix;
+use std::sync::atomic::AtomicBool;
 
 struct Row {
     t: f64,
@@ -100,45 +101,25 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The path streamed into the core as `node::track::replay_track` does;
-/// one row per answer.
+/// The path streamed into the core by `node::track::replay_track_with`,
+/// as the bench streams it: one row per answer.
 fn replay<S: arm_ik::servo::ServoOutput>(
     core: &mut NodeCore<S>,
     set: &TargetSet,
     path: usize,
 ) -> Vec<Row> {
-    let samples = path_samples(set, path);
-    let rate = set.rate_hz.unwrap_or(20.0);
-    let dt = 1.0 / core.config().rate_hz;
-    let dof = core.layout().dof();
-    let (mut rows, mut previous, mut next, mut latest) = (Vec::new(), None::<Vec<f64>>, 0, 0);
-    for tick in 0.. {
-        let now = tick as f64 * dt;
-        if now > samples.len() as f64 / rate {
-            break;
-        }
-        while next < samples.len() && next as f64 / rate <= now + 1e-9 {
-            core.on_target(&sample_message(set, &samples[next]), now);
-            latest = next;
-            next += 1;
-        }
-        if let Some(SolveOutcome::Reached { .. }) = core.tick(now).solve {
-            let answer = core.goal()[..dof].to_vec();
-            let step = previous
-                .as_ref()
-                .map_or(0.0, |p| largest_step(core.chain(), p, &answer));
-            let target = nalgebra::Vector3::from(samples[latest].position);
-            rows.push(Row {
-                t: now,
-                sample: latest,
-                arm: core.motion().position()[..dof].to_vec(),
-                step,
-                lag: (core.tip_pose().translation.vector - target).norm(),
-                answer: answer.clone(),
-            });
-            previous = Some(answer);
-        }
-    }
+    let mut rows = Vec::new();
+    let stop = AtomicBool::new(false);
+    replay_track_with(core, set, path, &stop, |a| {
+        rows.push(Row {
+            t: a.t,
+            sample: a.sample,
+            answer: a.answer.to_vec(),
+            arm: a.arm.to_vec(),
+            step: a.step,
+            lag: a.lag,
+        })
+    });
     rows
 }
 

@@ -109,6 +109,24 @@ pub fn sample_message(set: &TargetSet, s: &Sample) -> TargetMsg {
     }
 }
 
+/// One answer the core followed during [`replay_track_with`], as its
+/// observer sees it at the tick that solved it.
+#[derive(Debug)]
+pub struct TrackAnswer<'a> {
+    /// Node time (s) and the latest sample published by then.
+    pub t: f64,
+    pub sample: usize,
+    /// The answer (the core's goal for the chain's joints), and the
+    /// largest change of one joint since the previous answer (0 for the
+    /// first).
+    pub answer: &'a [f64],
+    pub step: f64,
+    /// The joints commanded at that tick, and how far the tip was from
+    /// the latest target (m).
+    pub arm: &'a [f64],
+    pub lag: f64,
+}
+
 /// Streams the samples of `set`'s path number `path` into `core` at the
 /// set's rate (the first at 0 s) and ticks the core at its own rate until
 /// the last target has been followed for one second more. The core should
@@ -120,6 +138,18 @@ pub fn replay_track<S: ServoOutput>(
     set: &TargetSet,
     path: usize,
     stop: &AtomicBool,
+) -> TrackFigures {
+    replay_track_with(core, set, path, stop, |_| {})
+}
+
+/// [`replay_track`], showing `observe` every answer the core followed
+/// (a trace of a jump or a lag sees exactly what the figures count).
+pub fn replay_track_with<S: ServoOutput>(
+    core: &mut NodeCore<S>,
+    set: &TargetSet,
+    path: usize,
+    stop: &AtomicBool,
+    mut observe: impl FnMut(TrackAnswer),
 ) -> TrackFigures {
     let samples = path_samples(set, path);
     let rate = set.rate_hz.unwrap_or(20.0);
@@ -146,7 +176,7 @@ pub fn replay_track<S: ServoOutput>(
     let mut previous_goal: Option<Vec<f64>> = None;
     let mut last = core.motion().position()[..dof].to_vec();
     let mut solve_times = Vec::with_capacity(samples.len());
-    let mut latest = None;
+    let mut latest: Option<usize> = None;
     let mut next = 0;
     while !stop.load(Ordering::Relaxed) {
         let now = f.ticks as f64 * dt;
@@ -154,9 +184,8 @@ pub fn replay_track<S: ServoOutput>(
             break;
         }
         while next < samples.len() && next as f64 / rate <= now + 1e-9 {
-            let s = &samples[next];
-            core.on_target(&sample_message(set, s), now);
-            latest = Some(nalgebra::Vector3::from(s.position));
+            core.on_target(&sample_message(set, &samples[next]), now);
+            latest = Some(next);
             next += 1;
             f.targets += 1;
         }
@@ -164,32 +193,43 @@ pub fn replay_track<S: ServoOutput>(
         let tick = core.tick(now);
         let took = t0.elapsed().as_secs_f64();
         f.ticks += 1;
-        if let Some(out) = &tick.solve {
-            solve_times.push(took);
-            if let SolveOutcome::Reached { .. } = out {
-                f.reached += 1;
-                let goal = core.goal()[..dof].to_vec();
-                if let Some(p) = &previous_goal {
-                    let step = largest_step(core.chain(), p, &goal);
-                    f.largest_step = f.largest_step.max(step);
-                    f.jumps += usize::from(step > STEP_LIMIT);
-                }
-                previous_goal = Some(goal);
-            }
-        }
         let q = &core.motion().position()[..dof];
         f.largest_tick_step = f
             .largest_tick_step
             .max(largest_step(core.chain(), &last, q));
         last.copy_from_slice(q);
-        if let Some(target) = &latest {
-            let lag = (core.tip_pose().translation.vector - target).norm();
+        let lag = latest.map(|k| {
+            let target = nalgebra::Vector3::from(samples[k].position);
+            (core.tip_pose().translation.vector - target).norm()
+        });
+        if let Some(lag) = lag {
             if f.on_path_at.is_none() && lag <= ON_PATH {
                 f.on_path_at = Some(now);
             }
             if f.on_path_at.is_some() && lag > f.worst_lag {
                 f.worst_lag = lag;
                 f.worst_lag_at = now;
+            }
+        }
+        if let Some(out) = &tick.solve {
+            solve_times.push(took);
+            if let SolveOutcome::Reached { .. } = out {
+                f.reached += 1;
+                let goal = core.goal()[..dof].to_vec();
+                let step = previous_goal
+                    .as_ref()
+                    .map_or(0.0, |p| largest_step(core.chain(), p, &goal));
+                f.largest_step = f.largest_step.max(step);
+                f.jumps += usize::from(step > STEP_LIMIT);
+                observe(TrackAnswer {
+                    t: now,
+                    sample: latest.unwrap_or(0),
+                    answer: &goal,
+                    step,
+                    arm: &last,
+                    lag: lag.unwrap_or(0.0),
+                });
+                previous_goal = Some(goal);
             }
         }
     }
