@@ -297,8 +297,11 @@ fn every_frame_read_from_the_leader_is_written_to_the_follower() {
             &cfg,
             "--follower-port",
             &follower_port,
+            // Counted from the start, the links' connecting included
+            // (both sims scanned while a sibling test runs its own): 8 s
+            // leave at least 100 frames after a connect as slow as 4 s.
             "--duration",
-            "5",
+            "8",
         ],
         &common::project_dir(),
     );

@@ -85,9 +85,14 @@ def seconds(m):
     return m.header.stamp.sec + m.header.stamp.nanosec * 1e-9
 
 
-def fastest_joint_speed(messages, span=10):
+def fastest_joint_speed(messages, span=25):
     """The highest joint speed over any `span` consecutive joint states
-    (rad/s), from positions and stamps."""
+    (rad/s), from positions and stamps. Half a second at 50 Hz: the node's
+    ticks keep a fixed grid, so a tick that fires late is stamped late
+    and the window after it spans less time than the motion it holds; over
+    25 ticks one late tick (under 20 ms) overstates the speed by at most
+    4 %, over 10 by up to 10 %, which a busy machine made look like an
+    over-speed."""
     top = 0.0
     for a, b in zip(messages, messages[span:]):
         dt = seconds(b) - seconds(a)
@@ -163,9 +168,8 @@ def test_a_yanked_leader_is_followed_at_the_speed_limit_not_faster(start_arm, le
     # fast as allowed), never above it; ignoring the limit the elbow would
     # jump the whole 1.07 rad in one 20 ms tick (53 rad/s).
     assert 0.95 * vmax <= top <= vmax * 1.001, top
-    # And what the positions show over any half second (25 ticks at 50 Hz:
-    # a late tick's stamp does not make a fast move of a slow one).
-    assert fastest_joint_speed(moving, span=25) <= 1.1 * vmax
+    # And what the positions show over any half second.
+    assert fastest_joint_speed(moving) <= 1.1 * vmax
 
 
 def test_a_leader_whose_servos_cannot_report_their_position_is_refused(start_leader, leader_bus):

@@ -36,6 +36,10 @@ def relaxing_servo_file(tmp_path):
     with open(SERVOS) as f:
         cfg = yaml.safe_load(f)
     cfg["link"]["on_exit"] = "relax"
+    # As the bus tests in Rust do: a Python simulator on a busy machine may
+    # answer later than the stock 100 ms, which is a reply the node would
+    # count lost (and a servo it would say it could not relax).
+    cfg["link"]["reply_timeout_ms"] = 300
     path = tmp_path / "servos.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return str(path)
