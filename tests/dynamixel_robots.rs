@@ -60,11 +60,14 @@ impl Robot {
     }
 
     /// The robot's servo file with a faster start-up move (the tests take
-    /// seconds), written into `dir`.
+    /// seconds) and the 300 ms reply timeout the other bus tests use (the
+    /// simulator is a Python process a loaded machine may not schedule for
+    /// 100 ms, which is not what these tests check), written into `dir`.
     fn config(&self, dir: &Path) -> (PathBuf, Calibration) {
-        let text =
-            common::project_config(self.config).replace("startup_speed: 0.3", "startup_speed: 2.0");
-        assert!(text.contains("startup_speed: 2.0"));
+        let text = common::project_config(self.config)
+            .replace("startup_speed: 0.3", "startup_speed: 2.0")
+            .replace("reply_timeout_ms: 100", "reply_timeout_ms: 300");
+        assert!(text.contains("startup_speed: 2.0") && text.contains("reply_timeout_ms: 300"));
         let path = dir.join(self.config);
         std::fs::write(&path, &text).unwrap();
         let cal = Calibration::from_yaml(&text, self.config, &self.chain()).unwrap();
@@ -152,22 +155,37 @@ fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
     let goal = [0.3, 0.4, -0.6, 0.3, 0.2];
     let p = chain.fk(&goal).translation.vector;
     node.push_target(TargetMsg::position([p.x, p.y, p.z]));
+    // Ticks until the measured joint state puts the tip at the target, to
+    // a few millimetres (the servos measure in ticks of 0.088°): about 2 s
+    // when the machine is idle; the deadline is for a loaded one.
     let start = Instant::now();
     let mut k = 0;
-    while start.elapsed() < Duration::from_secs(4) {
+    let mut reached = None;
+    while start.elapsed() < Duration::from_secs(20) {
         node.tick(f64::from(k) * 0.02);
         k += 1;
+        if let Some(js) = node.drain_joint_states().pop() {
+            let tip = chain.fk(&js.position[..chain.dof()]).translation.vector;
+            reached = Some(tip);
+            if (tip - p).norm() < 3e-3 {
+                break;
+            }
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let status = node.core().status().clone();
-    assert!(status.link_ok, "{}", status.link);
-    let js = node.drain_joint_states().pop().unwrap();
-    let reached = chain.fk(&js.position[..chain.dof()]).translation.vector;
-    // The servos measure in ticks of 0.088°: the tip to a few millimetres.
+    let reached = reached.expect("no joint state");
     assert!(
         (reached - p).norm() < 3e-3,
         "tip {reached} for target {p}: {status:?}"
     );
+    // The bus was found once and never lost (a reconnection counts again);
+    // a snapshot of the state could catch a stall of the simulator instead.
+    let arm_ik::servo::output::Output::Serial(servo) = node.core().servo() else {
+        panic!("sim: false drives the bus, not virtual servos");
+    };
+    let link = servo.status();
+    assert_eq!(link.connects, 1, "{link:?}");
     let gripper = sim.goals(6);
     assert!(
         !gripper.is_empty() && gripper.iter().all(|&g| g == 2048),
