@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{TempDir, arm_ik, project_dir, project_urdf, spawn_arm_ik, venv_python};
+use common::{TempDir, arm_ik, project_dir, project_urdf, signal, spawn_arm_ik, venv_python};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -94,12 +94,23 @@ fn recorded_bags_show_the_arm_as_robot_state_publisher_would() {
     assert_shows_the_arm(&python, &dir.path().join("replayed"));
 }
 
+/// How a watched command ends.
+#[derive(PartialEq)]
+enum Ends {
+    /// By itself, with success (a replay at its bag's pace).
+    ByItself,
+    /// Ctrl-C once the client is done, which it must take as a user's
+    /// stop (exit 130). Its `--duration` only bounds a hung run: a run
+    /// that ended by itself had to outlast the client's Python start-up
+    /// (rosbags' type store), which a loaded machine can stretch past any
+    /// fixed duration, and the client then saw too little.
+    CtrlC,
+}
+
 /// Runs `arm_ik ARGS` (which serve `--view`), reads the printed `ws://`
-/// URL and listens with `view_client.py` for `seconds`: what it received
-/// (the command must then end with success). The commands run for 5 s or
-/// more: the client's Python start-up (rosbags' type store) takes a second
-/// or more on a loaded machine, and a 3 s run had ended before it listened.
-fn watch_live(args: &[&str], cwd: &Path, seconds: &str) -> Value {
+/// URL and listens with `view_client.py` for `seconds`: what it received.
+/// The command must then end as `ends` says.
+fn watch_live(args: &[&str], cwd: &Path, seconds: &str, ends: Ends) -> Value {
     let python = venv_python("websockets").expect("checked by the caller");
     let mut child = spawn_arm_ik(args, cwd);
     let mut err = BufReader::new(child.stderr.take().unwrap());
@@ -113,8 +124,18 @@ fn watch_live(args: &[&str], cwd: &Path, seconds: &str) -> Value {
     };
     assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
     let v = py(&python, "view_client.py", &[&url, seconds]);
+    if ends == Ends::CtrlC {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "arm_ik {args:?} ended before the client was done"
+        );
+        signal(&child, "INT");
+    }
     let status = child.wait().unwrap();
-    assert!(status.success(), "arm_ik {args:?}: {status}");
+    match ends {
+        Ends::ByItself => assert!(status.success(), "arm_ik {args:?}: {status}"),
+        Ends::CtrlC => assert_eq!(status.code(), Some(130), "arm_ik {args:?}: {status}"),
+    }
     v
 }
 
@@ -140,9 +161,10 @@ fn a_websocket_client_receives_the_arm_live_at_the_loop_rate() {
     // Port 0: a free one, which the printed URL names. The client joins
     // after the description was sent: it comes again, latched.
     let v = watch_live(
-        &["sim", "--view", "127.0.0.1:0", "--duration", "6"],
+        &["sim", "--view", "127.0.0.1:0", "--duration", "120"],
         dir.path(),
         "1.5",
+        Ends::CtrlC,
     );
     assert_shows_the_project_arm(&v);
     assert_eq!(
@@ -210,10 +232,11 @@ fn teleop_view_serves_the_follower_live() {
             "--view",
             "127.0.0.1:0",
             "--duration",
-            "6",
+            "120",
         ],
         &project_dir(),
         "1.5",
+        Ends::CtrlC,
     );
     assert_shows_the_project_arm(&v);
     for (topic, schema) in [
@@ -247,7 +270,12 @@ fn replay_view_serves_the_bag_at_its_recorded_pace() {
     let (scenario, bag) = (scenario.to_str().unwrap(), bag.to_str().unwrap());
     run(&["make-bag", scenario, "--output", bag]);
     let started = std::time::Instant::now();
-    let v = watch_live(&["replay", bag, "--view", "127.0.0.1:0"], dir.path(), "1.5");
+    let v = watch_live(
+        &["replay", bag, "--view", "127.0.0.1:0"],
+        dir.path(),
+        "1.5",
+        Ends::ByItself,
+    );
     let took = started.elapsed().as_secs_f64();
     assert!(took >= 4.5, "a 5 s bag replayed in {took} s with --view");
     assert_eq!(v["undecodable"], 0, "{v}");

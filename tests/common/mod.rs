@@ -164,6 +164,15 @@ pub fn spawn_arm_ik(args: &[&str], dir: &std::path::Path) -> std::process::Child
         .expect("run arm_ik")
 }
 
+/// Sends `signal` (`INT`, `TERM`) to a child.
+pub fn signal(child: &std::process::Child, signal: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
 /// `arm_ik ARGS` in `dir` with `input` on its stdin, to its end.
 pub fn arm_ik_with_stdin(
     args: &[&str],
