@@ -18,7 +18,7 @@ use common::{TempDir, have_python, project_dir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One robot: its stand-in URDF and chain, its servo file, and the
 /// simulated bus that matches it.
@@ -155,36 +155,22 @@ fn the_node_with_sim_false_drives_the_koch_follower_to_the_target() {
     let goal = [0.3, 0.4, -0.6, 0.3, 0.2];
     let p = chain.fk(&goal).translation.vector;
     node.push_target(TargetMsg::position([p.x, p.y, p.z]));
-    // Ticks until the measured joint state puts the tip at the target, to
-    // a few millimetres (the servos measure in ticks of 0.088°): about 2 s
-    // when the machine is idle; the deadline is for a loaded one.
-    let start = Instant::now();
-    let mut k = 0;
-    let mut reached = None;
-    while start.elapsed() < Duration::from_secs(20) {
-        node.tick(f64::from(k) * 0.02);
-        k += 1;
-        if let Some(js) = node.drain_joint_states().pop() {
-            let tip = chain.fk(&js.position[..chain.dof()]).translation.vector;
-            reached = Some(tip);
-            if (tip - p).norm() < 3e-3 {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let status = node.core().status().clone();
-    let reached = reached.expect("no joint state");
+    // The servos measure in ticks of 0.088°: the tip to a few millimetres,
+    // about 2 s in when the machine is idle.
+    let tip =
+        |js: &arm_ik::node::JointState| chain.fk(&js.position[..chain.dof()]).translation.vector;
+    let js = common::tick_until(&mut node, Duration::from_secs(20), |_, js| {
+        (tip(js) - p).norm() < 3e-3
+    })
+    .expect("no joint state");
+    let status = node.core().status();
+    let reached = tip(&js);
     assert!(
         (reached - p).norm() < 3e-3,
         "tip {reached} for target {p}: {status:?}"
     );
-    // The bus was found once and never lost (a reconnection counts again);
-    // a snapshot of the state could catch a stall of the simulator instead.
-    let arm_ik::servo::output::Output::Serial(servo) = node.core().servo() else {
-        panic!("sim: false drives the bus, not virtual servos");
-    };
-    let link = servo.status();
+    // The bus was found once and never lost (a reconnection counts again).
+    let link = common::link_status(&node);
     assert_eq!(link.connects, 1, "{link:?}");
     let gripper = sim.goals(6);
     assert!(

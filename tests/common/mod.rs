@@ -434,6 +434,47 @@ pub fn ready_arm_node_with(config: NodeConfig) -> (MemoryNode, f64, u64) {
     (node, dt, ticks)
 }
 
+/// Ticks a node driving real (simulated) servos every 20 ms until `done`
+/// says its latest joint state (and the node) are where the test wants
+/// them, for at most `deadline`: a fixed number of seconds could end
+/// before a loaded machine had scheduled the simulator enough. The last
+/// joint state (`None`: none at all), for the caller to check.
+#[cfg(feature = "app")]
+pub fn tick_until(
+    node: &mut MemoryNode<arm_ik::servo::output::Output>,
+    deadline: std::time::Duration,
+    mut done: impl FnMut(&MemoryNode<arm_ik::servo::output::Output>, &JointState) -> bool,
+) -> Option<JointState> {
+    let start = std::time::Instant::now();
+    let (mut k, mut last) = (0u32, None);
+    while start.elapsed() < deadline {
+        node.tick(f64::from(k) * 0.02);
+        k += 1;
+        if let Some(js) = node.drain_joint_states().pop() {
+            let finished = done(node, &js);
+            last = Some(js);
+            if finished {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    last
+}
+
+/// The state of the node's servo link (`sim: false`). Its `connects`
+/// says whether the hardware was found once and never lost, which a
+/// snapshot of the state cannot: it may catch a stall of the simulator.
+#[cfg(feature = "app")]
+pub fn link_status(
+    node: &MemoryNode<arm_ik::servo::output::Output>,
+) -> arm_ik::servo::link::LinkStatus {
+    let arm_ik::servo::output::Output::Serial(servo) = node.core().servo() else {
+        panic!("sim: false drives the servo link, not virtual servos");
+    };
+    servo.status()
+}
+
 /// Every consecutive pair of joint states keeps the velocity, acceleration
 /// and position limits (velocities from the positions and stamps, as a
 /// servo sees them).
