@@ -14,7 +14,7 @@ use arm_ik::ik::{
     Closest, Common, IkError, JacobianOptions, SolveStatus, Solver, SolverConfig, Target,
 };
 use arm_ik::model::Chain;
-use common::{TestRng, pose_of, position_of, project_urdf, random_q, shared_urdf};
+use common::{TestRng, cpu_clock, pose_of, position_of, project_urdf, random_q, shared_urdf};
 use std::time::Duration;
 
 fn arm() -> Chain {
@@ -24,6 +24,8 @@ fn arm() -> Chain {
 fn solver(chain: &Chain, closest: Option<Closest>) -> Solver {
     let options = JacobianOptions {
         budget: Duration::from_secs(if cfg!(debug_assertions) { 2 } else { 1 }),
+        // Preemption on a loaded machine must not end a solve early.
+        clock: cpu_clock(),
         closest,
         ..JacobianOptions::default()
     };

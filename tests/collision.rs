@@ -52,6 +52,8 @@ fn node(name: &str, workspace: &str, initial: Option<Vec<f64>>) -> (NodeCore, Pa
         let (solver, common) = settings.solver_config(&chain).unwrap();
         core = NodeCore::with_virtual_servos(&chain, solver, common, config).unwrap();
     }
+    // On CPU time, so that preemption cannot end a solve early either.
+    core.set_budget_clock(common::cpu_clock());
     (core, file)
 }
 

@@ -18,10 +18,13 @@ const DT: f64 = 0.02;
 fn core(chain: &Chain) -> NodeCore {
     let mut settings = NodeSettings::default();
     settings.motion.rate_hz = 1.0 / DT;
-    // Generous: these tests are about the answers, not timing (a loaded
-    // machine must not make a clear target look unreachable).
+    // Generous and on CPU time: these tests are about the answers, not
+    // timing (a loaded machine must not make a clear target look
+    // unreachable).
     settings.solver.budget_ms = 500.0;
-    NodeCore::from_settings(chain, &settings).unwrap()
+    let mut core = NodeCore::from_settings(chain, &settings).unwrap();
+    core.set_budget_clock(common::cpu_clock());
+    core
 }
 
 fn notices(core: &mut NodeCore) -> Vec<String> {

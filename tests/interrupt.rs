@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::{TempDir, signal};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -160,15 +160,6 @@ fn a_closed_stdout_ends_every_command_quietly() {
     }
 }
 
-/// Sends `signal` (`INT`, `TERM`) to a child.
-fn signal(child: &std::process::Child, signal: &str) {
-    let ok = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-}
-
 /// Sends `sig` to `child` once it is writing its output to `dir` (and a
 /// moment more), waits for it to end with `code` and says on stderr it
 /// was stopped by `sig`; its stdout.
@@ -188,16 +179,40 @@ fn stop_while_writing(mut child: std::process::Child, dir: &Path, sig: &str, cod
 /// Waits (at most a minute) until `dir` holds a temporary output: the
 /// command is writing.
 fn wait_for_temporary(dir: &Path, child: &mut std::process::Child) {
+    let writing = || !temporaries(dir).is_empty();
+    wait_while_running(child, "no temporary output appeared", writing);
+}
+
+/// Waits (at most a minute) until `child` catches signal number `signo`
+/// (its bit in `SigCgt` of /proc/PID/status): its handler is installed.
+/// `sim` prints nothing before its summary, and a fixed pause could end
+/// before a loaded machine had started it, when the signal still kills.
+fn wait_for_handler(child: &mut std::process::Child, signo: u32) {
+    let status = format!("/proc/{}/status", child.id());
+    let caught = || {
+        let text = std::fs::read_to_string(&status).unwrap_or_default();
+        text.lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .is_some_and(|mask| mask & (1 << (signo - 1)) != 0)
+    };
+    wait_while_running(child, &format!("signal {signo} never caught"), caught);
+}
+
+/// Polls `ready` until it holds, failing if `child` ends first or a minute
+/// passes (`what` says what never happened).
+fn wait_while_running(
+    child: &mut std::process::Child,
+    what: &str,
+    mut ready: impl FnMut() -> bool,
+) {
     let start = std::time::Instant::now();
-    while temporaries(dir).is_empty() {
+    while !ready() {
         assert!(
             child.try_wait().unwrap().is_none(),
             "finished before it was interrupted"
         );
-        assert!(
-            start.elapsed().as_secs() < 60,
-            "no temporary output appeared"
-        );
+        assert!(start.elapsed().as_secs() < 60, "{what}");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
@@ -266,8 +281,8 @@ fn sigterm_on_replay_prints_what_it_did_and_keeps_the_old_outputs() {
 /// code is not a success.
 #[test]
 fn ctrl_c_on_sim_says_so_in_the_summary() {
-    let child = spawn(&["sim", "--realtime", "--duration", "60"]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut child = spawn(&["sim", "--realtime", "--duration", "60"]);
+    wait_for_handler(&mut child, 2);
     signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -24,6 +24,11 @@ pub const KOCH_BUS: &[&str] = &[
     "6:5",
 ];
 
+/// How long a test waits for replies that must come: a deadline, not a
+/// pause ([`Bus::transact`] returns once they are in), long enough for a
+/// loaded machine that does not schedule the Python simulator for a while.
+pub const REPLY_WAIT: Duration = Duration::from_secs(2);
+
 /// One simulator and a port open on it; the simulator is killed when
 /// dropped.
 pub struct Bus {
@@ -87,9 +92,9 @@ impl Bus {
         (got, bad)
     }
 
-    /// One reply (from `id`), which must come.
+    /// One reply (from `id`), which must come (within [`REPLY_WAIT`]).
     pub fn ask(&mut self, packet: Result<Vec<u8>, packet::EncodeError>, id: u8) -> StatusPacket {
-        let (mut got, _) = self.transact(&packet.unwrap(), 1, Duration::from_millis(300));
+        let (mut got, _) = self.transact(&packet.unwrap(), 1, REPLY_WAIT);
         assert_eq!(got.len(), 1, "servo {id} did not answer");
         let s = got.remove(0);
         assert_eq!(s.id, id);

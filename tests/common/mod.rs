@@ -164,6 +164,15 @@ pub fn spawn_arm_ik(args: &[&str], dir: &std::path::Path) -> std::process::Child
         .expect("run arm_ik")
 }
 
+/// Sends `signal` (`INT`, `TERM`) to a child.
+pub fn signal(child: &std::process::Child, signal: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
 /// `arm_ik ARGS` in `dir` with `input` on its stdin, to its end.
 pub fn arm_ik_with_stdin(
     args: &[&str],
@@ -196,6 +205,48 @@ pub fn pose_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
 /// The tip position at `q` as a position-only target.
 pub fn position_of(chain: &Chain, q: &[f64]) -> arm_ik::ik::Target {
     arm_ik::ik::Target::position(chain.fk(q).translation.vector)
+}
+
+/// The clock the accuracy tests count solve budgets on: the solving
+/// thread's CPU time (`--budget-clock cpu`). On a loaded machine a solve
+/// can be preempted for longer than its whole budget; counted on wall time
+/// it then gives a best-effort answer and an accuracy test fails for a
+/// reason that has nothing to do with accuracy. On this clock the budget
+/// is spent only while the solve computes, so the outcome is the same on a
+/// quiet and a busy machine (timing goals live in the benchmarks).
+pub fn cpu_clock() -> arm_ik::ik::Clock {
+    #[cfg(feature = "app")]
+    return arm_ik::bench::clock(arm_ik::ik::BudgetClock::Cpu);
+    #[cfg(not(feature = "app"))]
+    return lib_only::cpu_clock();
+}
+
+/// Without the `app` feature the library has no thread CPU clock (it
+/// builds on nalgebra, urdf-rs and thiserror alone); the tests read it
+/// themselves through libc, a dev-dependency.
+#[cfg(not(feature = "app"))]
+mod lib_only {
+    use arm_ik::ik::Clock;
+
+    #[cfg(unix)]
+    pub fn cpu_clock() -> Clock {
+        Clock::Own(|| {
+            let mut t = std::mem::MaybeUninit::<libc::timespec>::zeroed();
+            // SAFETY: the call writes the timespec it is given; the clock
+            // id is one every POSIX system with thread CPU clocks has.
+            let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, t.as_mut_ptr()) };
+            assert_eq!(rc, 0, "no thread CPU clock");
+            // SAFETY: written by the successful call above.
+            let t = unsafe { t.assume_init() };
+            std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        })
+    }
+
+    /// No thread CPU clock to read: wall time.
+    #[cfg(not(unix))]
+    pub fn cpu_clock() -> Clock {
+        Clock::Wall
+    }
 }
 
 /// A temporary folder, removed on drop.
@@ -381,6 +432,47 @@ pub fn ready_arm_node_with(config: NodeConfig) -> (MemoryNode, f64, u64) {
     // What it said at start (the collision model) is logged by now.
     while node.core_mut().take_notice().is_some() {}
     (node, dt, ticks)
+}
+
+/// Ticks a node driving real (simulated) servos every 20 ms until `done`
+/// says its latest joint state (and the node) are where the test wants
+/// them, for at most `deadline`: a fixed number of seconds could end
+/// before a loaded machine had scheduled the simulator enough. The last
+/// joint state (`None`: none at all), for the caller to check.
+#[cfg(feature = "app")]
+pub fn tick_until(
+    node: &mut MemoryNode<arm_ik::servo::output::Output>,
+    deadline: std::time::Duration,
+    mut done: impl FnMut(&MemoryNode<arm_ik::servo::output::Output>, &JointState) -> bool,
+) -> Option<JointState> {
+    let start = std::time::Instant::now();
+    let (mut k, mut last) = (0u32, None);
+    while start.elapsed() < deadline {
+        node.tick(f64::from(k) * 0.02);
+        k += 1;
+        if let Some(js) = node.drain_joint_states().pop() {
+            let finished = done(node, &js);
+            last = Some(js);
+            if finished {
+                break;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    last
+}
+
+/// The state of the node's servo link (`sim: false`). Its `connects`
+/// says whether the hardware was found once and never lost, which a
+/// snapshot of the state cannot: it may catch a stall of the simulator.
+#[cfg(feature = "app")]
+pub fn link_status(
+    node: &MemoryNode<arm_ik::servo::output::Output>,
+) -> arm_ik::servo::link::LinkStatus {
+    let arm_ik::servo::output::Output::Serial(servo) = node.core().servo() else {
+        panic!("sim: false drives the servo link, not virtual servos");
+    };
+    servo.status()
 }
 
 /// Every consecutive pair of joint states keeps the velocity, acceleration

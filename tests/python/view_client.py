@@ -1,6 +1,8 @@
 """Subscribes to every channel of a Foxglove WebSocket server (`arm_ik
-... --view`) with the plain `websockets` client for SECONDS and prints one
-JSON object: per topic, the schema name and encoding, the messages
+... --view`) with the plain `websockets` client, listens for SECONDS from
+the first message (the subscription's round trips, slow when a loaded
+machine starves this process, are not part of it; a minute at most for
+them) and prints one JSON object: per topic, the schema name and encoding, the messages
 received and their rate (Hz, from the log times); the text of
 /robot_description; the transforms of the last /tf and /tf_static; and
 the number of messages that do not decode with rosbags' ROS 2 Jazzy type
@@ -24,7 +26,7 @@ async def main(url, seconds):
     async with websockets.connect(url, subprotocols=['foxglove.sdk.v1'],
                                   max_size=None) as ws:
         loop = asyncio.get_running_loop()
-        end = loop.time() + seconds
+        end, listening = loop.time() + 60, False
         while (left := end - loop.time()) > 0:
             try:
                 raw = await asyncio.wait_for(ws.recv(), left)
@@ -43,6 +45,8 @@ async def main(url, seconds):
                 continue
             if raw[0] != 1:
                 continue
+            if not listening:
+                end, listening = loop.time() + seconds, True
             sid, log_time = struct.unpack_from('<IQ', raw, 1)
             data = raw[13:]
             c = subs[sid]
