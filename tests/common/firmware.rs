@@ -394,6 +394,22 @@ impl Harness {
         panic!("no status reply from the simulated firmware in 3 s");
     }
 
+    /// Freezes the simulation for `d` of wall time (SIGSTOP, then
+    /// SIGCONT), as a loaded host stalls it: nothing is answered
+    /// meanwhile, then it catches up on what the host wrote.
+    pub fn stall(&self, d: Duration) {
+        let signal = |sig: &str| {
+            let ok = Command::new("kill")
+                .args([sig, &self.child.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "kill {sig} the harness");
+        };
+        signal("-STOP");
+        std::thread::sleep(d);
+        signal("-CONT");
+    }
+
     /// Stops the simulation (the board is unplugged).
     pub fn kill(&mut self) {
         let _ = self.child.kill();
