@@ -25,7 +25,7 @@ use common::pulses::{assert_start_up_move, assert_widths, command_until, expecte
 use common::{project_dir, project_urdf};
 use serde_json::Value;
 use serialport::SerialPort;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const PWM_EXAMPLE: &str = "config/servos_pwm.yaml";
@@ -153,6 +153,28 @@ fn drive_starts_from_the_park_pose_then_from_what_the_board_holds() {
     assert!(stderr.contains("stopped short of the pose"), "{stderr}");
 }
 
+/// The board outputs `angles` as calibrated in `config`, from 200 ms
+/// before now (simulated) to 100 ms after.
+fn assert_pose_out(fw: &mut Harness, config: &str, angles: &[f64]) {
+    let t = fw.sim_time();
+    assert_widths(
+        fw,
+        t - 0.2,
+        t + 0.1,
+        &expected(&calibration(config), angles),
+    );
+}
+
+/// A simulated board, and where the host's port goes in a folder of its
+/// own: a symlink (`ttyBRIDGE`, not made yet) that [`point`] plugs a
+/// board in behind. `None` when skipped.
+fn board_and_link(tag: &str) -> Option<(Harness, TempDir, PathBuf)> {
+    let fw = Harness::start()?;
+    let dir = TempDir::new(tag);
+    let link = dir.path().join("ttyBRIDGE");
+    Some((fw, dir, link))
+}
+
 /// A board that answers only a while after its port opens (an Arduino's
 /// boot loader after the reset on open, a slow USB adapter, a lagging
 /// simulator): drive's hold starts at the connection, so the whole hold
@@ -160,11 +182,9 @@ fn drive_starts_from_the_park_pose_then_from_what_the_board_holds() {
 /// from opening the port, the hold was over before the first reply.
 #[test]
 fn drive_counts_the_hold_from_a_late_connection() {
-    let Some(mut fw) = Harness::start() else {
+    let Some((mut fw, _dir, link)) = board_and_link("late") else {
         return;
     };
-    let dir = TempDir::new("late");
-    let link = dir.path().join("ttyBRIDGE");
     // Until the board answers, the port is a pty whose peer never does.
     let (_host_end, silent) = serialport::TTYPort::pair().expect("a pty pair");
     point(&link, &silent.name().expect("the pty's name"));
@@ -185,13 +205,7 @@ fn drive_counts_the_hold_from_a_late_connection() {
     assert!(connect >= late.as_secs_f64(), "{json}");
     assert!(json["seconds"].as_f64().unwrap() >= 1.0, "{json}");
     assert!(took >= late + Duration::from_secs(1), "drive took {took:?}");
-    let t = fw.sim_time();
-    assert_widths(
-        &mut fw,
-        t - 0.2,
-        t + 0.1,
-        &expected(&calibration(PWM_SIM), &angles),
-    );
+    assert_pose_out(&mut fw, PWM_SIM, &angles);
 }
 
 /// The board stalls as the hold ends (a loaded host, a USB adapter
@@ -230,13 +244,7 @@ fn drive_ending_in_a_stall_waits_for_the_board_to_answer_again() {
     assert!(out.status.success(), "drive failed: {stderr}");
     assert_eq!(json["connected"], true, "{json}\n{stderr}");
     assert_eq!(json["connects"], 1, "{json}");
-    let t = fw.sim_time();
-    assert_widths(
-        &mut fw,
-        t - 0.2,
-        t + 0.1,
-        &expected(&calibration(PWM_SIM), &angles),
-    );
+    assert_pose_out(&mut fw, PWM_SIM, &angles);
 }
 
 /// drive for 1 s, then nothing: returns the JSON summary and the simulated
@@ -322,11 +330,9 @@ const BLOCKED: Duration = Duration::from_millis(250);
 
 #[test]
 fn unplug_and_replug_reconnects_and_resumes_the_current_pose() {
-    let Some(mut a) = Harness::start() else {
+    let Some((mut a, _dir, link)) = board_and_link("replug") else {
         return;
     };
-    let dir = TempDir::new("replug");
-    let link = dir.path().join("ttyBRIDGE");
     point(&link, a.pty());
     let cal = calibration(PWM_SIM);
     let first = [0.3, -0.2, 0.4, -0.5, 0.1];
