@@ -116,9 +116,11 @@ fn relax_stops_every_channel_within_one_frame_and_enable_resumes_without_a_jump(
         targets.iter().filter(|&&t| t >= at).collect::<Vec<_>>()
     );
 
+    // Simulated time before enabling: read after, a test thread running
+    // late (a loaded machine) would start the window inside the move.
+    let start = fw.sim_time();
     servo.enable();
     assert!(!servo.relaxed());
-    let start = fw.sim_time();
     let pace = sim_per_wall(&mut fw, |_| {
         stream_to(&mut servo, &cal, &b, "enabled, moving to b");
     });
