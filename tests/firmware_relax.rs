@@ -116,9 +116,11 @@ fn relax_stops_every_channel_within_one_frame_and_enable_resumes_without_a_jump(
         targets.iter().filter(|&&t| t >= at).collect::<Vec<_>>()
     );
 
+    // Simulated time before enabling: read after, a test thread running
+    // late (a loaded machine) would start the window inside the move.
+    let start = fw.sim_time();
     servo.enable();
     assert!(!servo.relaxed());
-    let start = fw.sim_time();
     let pace = sim_per_wall(&mut fw, |_| {
         stream_to(&mut servo, &cal, &b, "enabled, moving to b");
     });
@@ -161,6 +163,22 @@ fn the_gripper_channel_pulses_as_its_calibration_says() {
 /// SIGTERM) sends RELAX, and the pulses stop within one frame of it.
 #[test]
 fn on_exit_relax_stops_the_pulses_when_the_link_closes() {
+    close_relaxing(Duration::ZERO);
+}
+
+/// The same with the board stalled as the link closes (a loaded host, a
+/// slow USB adapter): the RELAX is acknowledged well after the reply
+/// timeout, and the link still waits for it and reports the servos limp,
+/// not holding (nor a second RELAX).
+#[test]
+fn on_exit_relax_waits_for_a_board_that_answers_late() {
+    close_relaxing(Duration::from_millis(600));
+}
+
+/// Streams a pose with `link.on_exit: relax`, then closes the link, the
+/// board stalled for `stall` from just before; checks the link relaxed
+/// the servos with one RELAX and the pulses stopped within a frame of it.
+fn close_relaxing(stall: Duration) {
     let Some(mut fw) = Harness::start() else {
         return;
     };
@@ -182,7 +200,14 @@ fn on_exit_relax_stops_the_pulses_when_the_link_closes() {
         servo.command(&a, 0.0);
         std::thread::sleep(Duration::from_millis(20));
     }
-    let st = servo.close();
+    let st = std::thread::scope(|s| {
+        if !stall.is_zero() {
+            let fw = &fw;
+            s.spawn(move || fw.stall(stall));
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        servo.close()
+    });
     assert!(st.relaxed, "{st:?}");
     let relax = fw.received(cmd::RELAX);
     assert_eq!(relax.len(), 1, "one RELAX frame: {relax:?}");

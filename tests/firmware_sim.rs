@@ -19,13 +19,13 @@ use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::LinkState;
 use arm_ik::servo::pwm_bridge;
 use arm_ik::servo::{SerialServo, ServoOutput};
+use common::drive::{drive, drive_command, drive_ok, point};
 use common::firmware::{CHANNELS, Harness, TempDir};
 use common::pulses::{assert_start_up_move, assert_widths, command_until, expected, sim_per_wall};
 use common::{project_dir, project_urdf};
 use serde_json::Value;
 use serialport::SerialPort;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const PWM_EXAMPLE: &str = "config/servos_pwm.yaml";
@@ -34,41 +34,6 @@ const PWM_SIM: &str = "tests/data/servos_pwm_sim.yaml";
 fn calibration(path: impl AsRef<Path>) -> Calibration {
     let chain = Chain::from_urdf_file(project_urdf("arm.urdf"), None, None).unwrap();
     Calibration::load(project_dir().join(path), &chain).unwrap()
-}
-
-fn joints_arg(angles: &[f64]) -> String {
-    angles
-        .iter()
-        .map(|q| q.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// `arm_ik drive --json` on `port`; returns the process output, its JSON
-/// summary (Null when it printed none) and the wall time it took.
-fn drive(config: &str, port: &str, angles: &[f64], hold: f64) -> (std::process::Output, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_arm_ik"))
-        .current_dir(project_dir())
-        .args(["drive", "--config", config, "--port", port, "--json"])
-        .args(["--joints", &joints_arg(angles), "--hold", &hold.to_string()])
-        .output()
-        .expect("run arm_ik drive");
-    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out, json)
-}
-
-/// Runs `drive` and checks it streamed to a connected firmware without
-/// losing frames; returns the JSON summary.
-fn drive_ok(config: &str, port: &str, angles: &[f64], hold: f64) -> Value {
-    let (out, json) = drive(config, port, angles, hold);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "drive failed: {stderr}");
-    assert_eq!(json["connected"], true, "{json}\n{stderr}");
-    assert_eq!(json["connects"], 1, "{json}");
-    assert_eq!(json["frames_lost"], 0, "{json}");
-    assert_eq!(json["ramping"], false, "{json}\n{stderr}");
-    assert!(json["frames_sent"].as_u64().unwrap() > 0, "{json}");
-    json
 }
 
 /// The firmware's counters in drive's JSON summary (the bridge's details).
@@ -188,6 +153,100 @@ fn drive_starts_from_the_park_pose_then_from_what_the_board_holds() {
     assert!(stderr.contains("stopped short of the pose"), "{stderr}");
 }
 
+/// The board outputs `angles` as calibrated in `config`, from 200 ms
+/// before now (simulated) to 100 ms after.
+fn assert_pose_out(fw: &mut Harness, config: &str, angles: &[f64]) {
+    let t = fw.sim_time();
+    assert_widths(
+        fw,
+        t - 0.2,
+        t + 0.1,
+        &expected(&calibration(config), angles),
+    );
+}
+
+/// A simulated board, and where the host's port goes in a folder of its
+/// own: a symlink (`ttyBRIDGE`, not made yet) that [`point`] plugs a
+/// board in behind. `None` when skipped.
+fn board_and_link(tag: &str) -> Option<(Harness, TempDir, PathBuf)> {
+    let fw = Harness::start()?;
+    let dir = TempDir::new(tag);
+    let link = dir.path().join("ttyBRIDGE");
+    Some((fw, dir, link))
+}
+
+/// A board that answers only a while after its port opens (an Arduino's
+/// boot loader after the reset on open, a slow USB adapter, a lagging
+/// simulator): drive's hold starts at the connection, so the whole hold
+/// streams to a connected board and the pose is out at the end. Counted
+/// from opening the port, the hold was over before the first reply.
+#[test]
+fn drive_counts_the_hold_from_a_late_connection() {
+    let Some((mut fw, _dir, link)) = board_and_link("late") else {
+        return;
+    };
+    // Until the board answers, the port is a pty whose peer never does.
+    let (_host_end, silent) = serialport::TTYPort::pair().expect("a pty pair");
+    point(&link, &silent.name().expect("the pty's name"));
+    let late = Duration::from_millis(1500);
+    let answers = std::thread::spawn({
+        let (link, board) = (link.clone(), fw.pty().to_string());
+        move || {
+            std::thread::sleep(late);
+            point(&link, &board);
+        }
+    });
+    let angles = [0.4, -0.3, 0.2, 0.5, -0.1];
+    let start = Instant::now();
+    let json = drive_ok(PWM_SIM, link.to_str().unwrap(), &angles, 1.0);
+    let took = start.elapsed();
+    answers.join().unwrap();
+    let connect = json["connect_seconds"].as_f64().expect("connect_seconds");
+    assert!(connect >= late.as_secs_f64(), "{json}");
+    assert!(json["seconds"].as_f64().unwrap() >= 1.0, "{json}");
+    assert!(took >= late + Duration::from_secs(1), "drive took {took:?}");
+    assert_pose_out(&mut fw, PWM_SIM, &angles);
+}
+
+/// The board stalls as the hold ends (a loaded host, a USB adapter
+/// holding replies back) and its replies come later than the reply
+/// timeout: the link is silent at that moment, but the board answers
+/// again and drive, waiting a moment for a good frame, reports it
+/// connected. One late reply at the end made drive fail before.
+#[test]
+fn drive_ending_in_a_stall_waits_for_the_board_to_answer_again() {
+    use std::io::{BufRead, BufReader};
+    let Some(mut fw) = Harness::start() else {
+        return;
+    };
+    let angles = [0.2, 0.3, -0.4, 0.5, -0.6];
+    let mut child = drive_command(PWM_SIM, fw.pty(), &angles, 1.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run arm_ik drive");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut stderr = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        stderr += &line;
+        stderr.push('\n');
+        if line.contains(": connected") {
+            break;
+        }
+    }
+    // Silent from 300 ms on (the reply timeout), past the end of the hold.
+    fw.stall(Duration::from_millis(1500));
+    stderr.extend(lines.map(|l| l.unwrap() + "\n"));
+    let out = child.wait_with_output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert!(stderr.contains("silent, no reply"), "{stderr}");
+    assert!(out.status.success(), "drive failed: {stderr}");
+    assert_eq!(json["connected"], true, "{json}\n{stderr}");
+    assert_eq!(json["connects"], 1, "{json}");
+    assert_pose_out(&mut fw, PWM_SIM, &angles);
+}
+
 /// drive for 1 s, then nothing: returns the JSON summary and the simulated
 /// time (s) of the last frame the firmware got (the final status request,
 /// from the uptime in its reply).
@@ -265,25 +324,15 @@ fn watchdog_relax_stops_the_pulses_300_ms_after_drive_stops_sending() {
     assert_eq!(st.width_us, [0; CHANNELS], "relaxed: no outputs");
 }
 
-/// Repoints (or creates) the symlink `link` to `target` in one step.
-fn point(link: &Path, target: &str) {
-    let tmp = link.with_extension("new");
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(target, &tmp).unwrap();
-    std::fs::rename(&tmp, link).unwrap();
-}
-
 /// A call that takes this long was waiting on the port (the reply timeout
 /// is 300 ms); command() only swaps a slot.
 const BLOCKED: Duration = Duration::from_millis(250);
 
 #[test]
 fn unplug_and_replug_reconnects_and_resumes_the_current_pose() {
-    let Some(mut a) = Harness::start() else {
+    let Some((mut a, _dir, link)) = board_and_link("replug") else {
         return;
     };
-    let dir = TempDir::new("replug");
-    let link = dir.path().join("ttyBRIDGE");
     point(&link, a.pty());
     let cal = calibration(PWM_SIM);
     let first = [0.3, -0.2, 0.4, -0.5, 0.1];

@@ -28,10 +28,17 @@ pub struct Args {
     #[arg(long, required = true, allow_hyphen_values = true, value_delimiter = ',',
           value_parser = values::finite)]
     joints: Vec<f64>,
-    /// Seconds to keep streaming the pose, 0 to 1e6; on virtual servos the
-    /// simulation ends early once they have arrived.
+    /// Seconds to keep streaming the pose, 0 to 1e6, counted from when the
+    /// link connects (the servos or the firmware answered), not from
+    /// opening the port; on virtual servos the simulation ends early once
+    /// they have arrived.
     #[arg(long, default_value_t = 2.0, value_parser = values::non_negative)]
     hold: f64,
+    /// Seconds to wait for the link to connect before giving up, 0 to 1e6:
+    /// an Arduino's boot loader, a slow USB adapter or a bus powering up
+    /// takes a moment before the first reply.
+    #[arg(long, default_value_t = 5.0, value_parser = values::non_negative)]
+    connect_wait: f64,
     /// Frames per second, instead of the configuration's link.rate_hz.
     #[arg(long, value_parser = values::frame_rate)]
     rate: Option<f64>,
@@ -184,11 +191,80 @@ fn print_table(
     Ok(())
 }
 
-/// Streams the pose on the port for `--hold` seconds, reporting link state
-/// changes as they happen. At the end it just stops sending (after one
-/// last status request, for the firmware's counters): nothing relaxes or
-/// stops the servos, the firmware's watchdog then holds or relaxes them as
-/// configured (tests/firmware_sim.rs checks both).
+/// After `--hold`, how long the pose keeps streaming for the link to
+/// answer again when it is silent at that moment. A reply a little later
+/// than `link.reply_timeout` (a busy host, a USB adapter buffering) says
+/// nothing about whether the servos are reachable; the verdict waits, at
+/// most this long, for a fresh good frame instead of failing on one late
+/// reply. A link that stays silent or disconnected fails after it.
+const VERDICT_WAIT: Duration = Duration::from_secs(2);
+
+/// The clock of a `drive` run on a port: the hold starts when the link
+/// first connects (a slow connection must not eat it: the start-up move
+/// would be cut short), and the verdict waits for a good frame.
+struct HoldClock {
+    opened: Instant,
+    connect_wait: Duration,
+    hold: Duration,
+    /// When the link first connected.
+    connected: Option<Instant>,
+    /// When the hold ended with the link not answering (the verdict wait).
+    unanswered: Option<Instant>,
+}
+
+impl HoldClock {
+    fn new(a: &Args) -> HoldClock {
+        HoldClock {
+            opened: Instant::now(),
+            connect_wait: Duration::from_secs_f64(a.connect_wait),
+            hold: Duration::from_secs_f64(a.hold),
+            connected: None,
+            unanswered: None,
+        }
+    }
+
+    /// Given the link's status now: `None` when the run is over, else how
+    /// long to sleep before the next look (at most one 20 ms poll).
+    fn next(&mut self, status: &LinkStatus, now: Instant) -> Option<Duration> {
+        let poll = Duration::from_millis(20);
+        if self.connected.is_none() && status.connects > 0 {
+            self.connected = Some(now);
+        }
+        let Some(at) = self.connected else {
+            let waited = now - self.opened;
+            return (waited < self.connect_wait).then(|| poll.min(self.connect_wait - waited));
+        };
+        let held = now - at;
+        if held < self.hold {
+            return Some(poll.min(self.hold - held));
+        }
+        if status.state == LinkState::Connected {
+            return None;
+        }
+        let since = *self.unanswered.get_or_insert(now);
+        (now - since < VERDICT_WAIT).then_some(poll)
+    }
+
+    /// Seconds from opening the port to the connection, if it came.
+    fn connect_seconds(&self) -> Option<f64> {
+        self.connected.map(|c| (c - self.opened).as_secs_f64())
+    }
+
+    /// Seconds streamed since the connection (the hold, and the verdict's
+    /// wait), 0 without one.
+    fn held_seconds(&self) -> f64 {
+        self.connected.map_or(0.0, |c| c.elapsed().as_secs_f64())
+    }
+}
+
+/// Streams the pose on the port, reporting link state changes as they
+/// happen, for `--hold` seconds from the connection ([`HoldClock`]). At
+/// the end it just stops sending (after one last status request, for the
+/// firmware's counters): nothing relaxes or stops the servos, the
+/// firmware's watchdog then holds or relaxes them as configured
+/// (tests/firmware_sim.rs checks both). The link counts as connected when
+/// its last frame got an answer in time, waiting up to [`VERDICT_WAIT`]
+/// for one.
 fn stream(
     a: &Args,
     port: &str,
@@ -203,24 +279,23 @@ fn stream(
     let stop = Stop::on_signals()?;
     let mut servo =
         SerialServo::open(port, cal).with_context(|| format!("starting the link on {port}"))?;
-    let start = Instant::now();
-    let hold = Duration::from_secs_f64(a.hold);
+    let mut clock = HoldClock::new(a);
     let mut shown = String::new();
     let mut last: LinkStatus;
     loop {
-        servo.command(joints, start.elapsed().as_secs_f64());
+        servo.command(joints, clock.opened.elapsed().as_secs_f64());
         last = servo.status();
         let line = last.describe();
         if line != shown {
             errln!("drive: {line}");
             shown = line;
         }
-        if start.elapsed() >= hold || stop.requested() {
-            break;
+        match clock.next(&last, Instant::now()) {
+            Some(pause) if !stop.requested() => std::thread::sleep(pause),
+            _ => break,
         }
-        std::thread::sleep(Duration::from_millis(20).min(hold.saturating_sub(start.elapsed())));
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = clock.held_seconds();
     let fin = servo.close();
     let ok = matches!(last.state, LinkState::Connected);
     if ok && last.ramping {
@@ -235,7 +310,7 @@ fn stream(
             json!({"port": port, "kind": protocol, "joints": names,
                    "requested": joints, "commands": commands, "angles": clamped,
                    "state": last.describe(), "connected": ok, "ramping": last.ramping,
-                   "connects": fin.connects,
+                   "connects": fin.connects, "connect_seconds": clock.connect_seconds(),
                    "frames_sent": fin.frames_sent, "frames_lost": fin.frames_lost,
                    "seconds": seconds,
                    "present": fin.present, "output": fin.output, "details": details,
@@ -243,10 +318,13 @@ fn stream(
                    "last_error": fin.last_error})
         )?;
     } else if fin.frames_sent == 0 {
-        outln!("drive: no frame sent to {port} in {seconds:.1} s")?;
+        outln!(
+            "drive: no frame sent to {port} in {:.1} s",
+            clock.opened.elapsed().as_secs_f64()
+        )?;
     } else {
         outln!(
-            "drive: {} frames to {port} in {seconds:.1} s",
+            "drive: {} frames to {port} in {seconds:.1} s from the connection",
             fin.frames_sent
         )?;
         print_table(&table, joints, commands, &clamped, None)?;
@@ -255,8 +333,16 @@ fn stream(
         return Ok(stop.report("drive", ""));
     }
     if !ok {
+        let never = if clock.connected.is_none() {
+            format!(
+                " (not connected within --connect-wait {} s)",
+                a.connect_wait
+            )
+        } else {
+            String::new()
+        };
         bail!(
-            "the servos were not reachable at the end: {}",
+            "the servos were not reachable at the end{never}: {}",
             at_exit(&last)
         );
     }

@@ -142,6 +142,11 @@ pub fn firmware_elf(defines: &str) -> Option<PathBuf> {
 /// stop bits), s.
 const UART_BYTE_S: f64 = 10.0 / 115_200.0;
 
+/// How much later than the firmware really had it a frame's time from
+/// [`Harness::received`] can be: the harness hands the host's bytes to the
+/// UART in chunks of up to 256, timed at the end of the chunk (s).
+pub const RECEIVED_LATE_S: f64 = 256.0 * UART_BYTE_S;
+
 /// The firmware running in simavr, paced to the wall clock.
 pub struct Harness {
     child: Child,
@@ -392,6 +397,22 @@ impl Harness {
             }
         }
         panic!("no status reply from the simulated firmware in 3 s");
+    }
+
+    /// Freezes the simulation for `d` of wall time (SIGSTOP, then
+    /// SIGCONT), as a loaded host stalls it: nothing is answered
+    /// meanwhile, then it catches up on what the host wrote.
+    pub fn stall(&self, d: Duration) {
+        let signal = |sig: &str| {
+            let ok = Command::new("kill")
+                .args([sig, &self.child.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "kill {sig} the harness");
+        };
+        signal("-STOP");
+        std::thread::sleep(d);
+        signal("-CONT");
     }
 
     /// Stops the simulation (the board is unplugged).

@@ -6,6 +6,8 @@
 #[cfg(feature = "app")]
 pub mod bus_sim;
 #[cfg(feature = "app")]
+pub mod drive;
+#[cfg(feature = "app")]
 pub mod dynamixel;
 #[cfg(feature = "app")]
 pub mod feetech;

@@ -2,9 +2,10 @@
 //! widths a pose must give, the widths measured over a window, and the
 //! slow start-up move (tests/firmware_sim.rs, tests/firmware_relax.rs).
 
-use super::firmware::{CHANNELS, Harness, Pulse};
+use super::firmware::{CHANNELS, Harness, Pulse, RECEIVED_LATE_S};
 use arm_ik::servo::calibration::Calibration;
 use arm_ik::servo::link::LinkStatus;
+use arm_ik::servo::pwm_bridge::cmd;
 use arm_ik::servo::{SerialServo, ServoOutput};
 use std::time::{Duration, Instant};
 
@@ -67,14 +68,16 @@ pub fn assert_widths(fw: &mut Harness, from: f64, to: f64, want: &[Option<f64>; 
 /// Checks that the pulses of every joint in `window` (simulated s) move
 /// from `from` (commands, chain order) to the commands of `to` at the
 /// start-up speed: the first pulse within a few ramp steps of `from`, no
-/// pulse changing by more than a few ramp steps (a jump would be the whole
-/// move), and the move taking at least 0.7 times what that speed needs.
+/// pulse changing by more than a ramp step per frame the firmware got
+/// since the pulse before (a jump would be the whole move), and the move
+/// spread over at least 0.7 times the frames that speed needs.
 ///
-/// The link ramps on the wall clock, the pulses are timed on the simulated
-/// one: `sim_per_wall` (simulated seconds per wall second while the move
-/// ran; 1 when the simulation keeps up, less when a loaded machine slows
-/// it) converts the one into the other, so a busy machine is not mistaken
-/// for a fast ramp.
+/// The link moves one ramp step per frame it sends. Frames, not simulated
+/// seconds, are counted: a stalled simulation gets the frames the host
+/// wrote meanwhile at once, and a loaded machine runs it slower than the
+/// wall clock the link ramps on. `sim_per_wall` (simulated seconds per
+/// wall second while the move ran; 1 when the simulation keeps up) widens
+/// only how near `from` the first pulse must be.
 pub fn assert_start_up_move(
     fw: &mut Harness,
     cal: &Calibration,
@@ -95,6 +98,8 @@ pub fn assert_start_up_move(
             "{name}: too short a move to tell"
         );
         let pulses = fw.pulses(ch, window.0, window.1);
+        let received = fw.received(cmd::SET_TARGETS);
+        let frames = frames_between(&received, &pulses);
         let first = pulses.first().unwrap_or_else(|| panic!("no pulse on {ch}"));
         // A few 50 Hz ramp steps: the host's frames are not synchronous
         // with the firmware's 20 ms periods (a period may take two, and a
@@ -109,14 +114,15 @@ pub fn assert_start_up_move(
             "{name}: first pulse {} µs, the move should start at {start} µs",
             first.width_us
         );
-        let jump = pulses
-            .windows(2)
-            .map(|w| (w[1].width_us - w[0].width_us).abs())
-            .fold(0.0, f64::max);
-        assert!(
-            jump <= slack,
-            "{name}: a pulse changed by {jump} µs (ramp step {step} µs)"
-        );
+        for (w, n) in pulses.windows(2).zip(&frames) {
+            let jump = (w[1].width_us - w[0].width_us).abs();
+            assert!(
+                jump <= step * *n as f64 + TOL_US,
+                "{name}: a pulse changed by {jump} µs at {} s, with {n} frames received \
+                 since the one before (ramp step {step} µs)",
+                w[1].t_sim
+            );
+        }
         let arrived = pulses
             .iter()
             .position(|p| (p.width_us - target).abs() <= TOL_US)
@@ -125,13 +131,34 @@ pub fn assert_start_up_move(
             .iter()
             .rfind(|p| near(p, start))
             .expect("the first pulse is near the start");
-        let took = pulses[arrived].t_sim - left.t_sim;
-        let nominal = pace * ((target - start).abs() - 2.0 * slack) / (speed * j.scale);
+        let (from_t, to_t) = (left.t_sim, pulses[arrived].t_sim);
+        let took = received
+            .iter()
+            .filter(|&&t| t > from_t && t <= to_t)
+            .count();
+        let nominal = ((target - start).abs() - 2.0 * slack) / step;
         assert!(
-            took >= 0.7 * nominal,
-            "{name}: from {start} to {target} µs in {took} s, the start-up speed needs {nominal} s"
+            took as f64 >= 0.7 * nominal,
+            "{name}: from {start} to {target} µs in {took} frames, the start-up speed needs {nominal:.0}"
         );
     }
+}
+
+/// For each pulse after the first, the SET_TARGETS frames the firmware may
+/// have taken since the width of the pulse before it was read: a period
+/// before that pulse started (Timer2's first slot reads its width when the
+/// idle rest of the previous frame begins) to the end of this one, the
+/// frames' times being up to a chunk late. Counted generously, so each
+/// change is at most a ramp step per frame counted.
+fn frames_between(received: &[f64], pulses: &[Pulse]) -> Vec<usize> {
+    pulses
+        .windows(2)
+        .map(|w| {
+            let read = w[0].t_sim - w[0].width_us * 1e-6 - 0.02;
+            let end = w[1].t_sim + RECEIVED_LATE_S;
+            received.iter().filter(|&&t| t > read && t <= end).count()
+        })
+        .collect()
 }
 
 /// Simulated seconds per wall second while `run` ran.

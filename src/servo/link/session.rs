@@ -135,6 +135,13 @@ pub trait Session: Send {
     /// Lets the servos go limp (torque off, or no pulses). Until
     /// [`enable`](Session::enable), ticks carry no commands.
     fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError>;
+    /// [`relax`](Session::relax) as the link closes (`link.on_exit:
+    /// relax`): nothing waits on the link then, so a session may give the
+    /// acknowledgement longer than a reply timeout, rather than report
+    /// servos it did relax as holding because one reply was slow.
+    fn relax_on_exit(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        self.relax(io)
+    }
     /// One period: sends `commands` (none: only keep the link alive and
     /// read what the hardware reports) and reads replies without waiting
     /// for them.

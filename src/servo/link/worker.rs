@@ -107,7 +107,7 @@ impl Worker {
     /// port is still open.
     fn exit(&mut self, io: &mut dyn SerialPort) {
         if self.settings.on_exit == OnExit::Relax && !self.limp {
-            match self.session.relax(io) {
+            match self.session.relax_on_exit(io) {
                 Ok(()) => self.limp = true,
                 Err(e) => {
                     self.shared.lock().status.last_error = Some(format!("relaxing on exit: {e}"));

@@ -12,6 +12,10 @@ use crate::servo::link::{
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
+/// How many reply timeouts the requests as the link closes (the RELAX of
+/// `link.on_exit: relax`, the last status) wait for their reply.
+const CLOSE_REPLY_TIMEOUTS: u32 = 5;
+
 /// The link session for the firmware bridge: on open, sets the firmware's
 /// watchdog and per-channel limits (each acknowledged); then one
 /// SET_TARGETS per tick and a STATUS request about ten times a second,
@@ -114,9 +118,21 @@ impl BridgeSession {
         bytes: impl FnOnce(u8) -> Vec<u8>,
         what: &str,
     ) -> Result<Vec<u8>, SessionError> {
+        self.request_within(io, command, bytes, what, self.reply_timeout)
+    }
+
+    /// Sends a request and waits at most `wait` for its reply.
+    fn request_within(
+        &mut self,
+        io: &mut dyn SerialPort,
+        command: u8,
+        bytes: impl FnOnce(u8) -> Vec<u8>,
+        what: &str,
+        wait: Duration,
+    ) -> Result<Vec<u8>, SessionError> {
         let seq = self.next_seq();
         self.write(io, &bytes(seq))?;
-        let reply = await_reply(io, self.reply_timeout, |io| {
+        let reply = await_reply(io, wait, |io| {
             self.poll(io)?;
             while let Some(f) = self.reader.next_frame() {
                 self.on_frame(&f, Instant::now())?;
@@ -129,7 +145,7 @@ impl BridgeSession {
         reply.ok_or_else(|| {
             SessionError::NoReply(format!(
                 "no reply from the firmware to {what} within {} ms",
-                self.reply_timeout.as_millis()
+                wait.as_millis()
             ))
         })
     }
@@ -138,6 +154,19 @@ impl BridgeSession {
     fn status(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
         self.request(io, cmd::STATUS, |s| frame(s, cmd::STATUS, &[]), "STATUS")?;
         Ok(())
+    }
+
+    /// One RELAX of the calibration's channels, its acknowledgement
+    /// awaited at most `wait`.
+    fn relax_within(
+        &mut self,
+        io: &mut dyn SerialPort,
+        wait: Duration,
+    ) -> Result<(), SessionError> {
+        let mask = self.channels.iter().fold(0u8, |m, &ch| m | (1 << ch));
+        let relax = |s| frame(s, cmd::RELAX, &[mask]);
+        let r = self.request_within(io, cmd::RELAX, relax, "RELAX", wait)?;
+        Self::expect_ok(r, "RELAX")
     }
 
     fn expect_ok(result: Vec<u8>, what: &str) -> Result<(), SessionError> {
@@ -208,15 +237,24 @@ impl Session for BridgeSession {
     /// One RELAX of the calibration's channels, acknowledged: their pulses
     /// stop after the one in progress.
     fn relax(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
-        let mask = self.channels.iter().fold(0u8, |m, &ch| m | (1 << ch));
-        let r = self.request(io, cmd::RELAX, |s| frame(s, cmd::RELAX, &[mask]), "RELAX")?;
-        Self::expect_ok(r, "RELAX")
+        self.relax_within(io, self.reply_timeout)
+    }
+
+    /// The RELAX with [`CLOSE_REPLY_TIMEOUTS`] reply timeouts for its
+    /// acknowledgement.
+    fn relax_on_exit(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
+        self.relax_within(io, self.reply_timeout * CLOSE_REPLY_TIMEOUTS)
     }
 
     /// Asks for a last status and counts the frames the firmware did not
-    /// get since set-up (its counter counts the request itself too).
+    /// get since set-up (its counter counts the request itself too). The
+    /// link is going away and nothing waits on it: the reply gets
+    /// [`CLOSE_REPLY_TIMEOUTS`] reply timeouts, so one slow reply (a loaded
+    /// host, a slow USB adapter) does not leave the count unknown.
     fn close(&mut self, io: &mut dyn SerialPort) {
-        let reply = self.request(io, cmd::STATUS, |s| frame(s, cmd::STATUS, &[]), "STATUS");
+        let wait = self.reply_timeout * CLOSE_REPLY_TIMEOUTS;
+        let status = |s| frame(s, cmd::STATUS, &[]);
+        let reply = self.request_within(io, cmd::STATUS, status, "STATUS", wait);
         if let (Ok(p), Some(base)) = (reply, self.baseline)
             && let Some(fin) = FirmwareStatus::parse(&p)
         {
