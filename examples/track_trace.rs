@@ -17,7 +17,7 @@
 
 use arm_ik::bench::{STEP_LIMIT, TargetSet};
 use arm_ik::model::{Chain, Frames};
-use arm_ik::node::track::{path_samples, replay_track_with};
+use arm_ik::node::track::{Feed, path_samples, replay_track_with};
 use arm_ik::node::{NodeConfig, NodeCore, NodeSettings};
 use nalgebra::DMatrix;
 use std::sync::atomic::AtomicBool;
@@ -110,7 +110,7 @@ fn replay<S: arm_ik::servo::ServoOutput>(
 ) -> Vec<Row> {
     let mut rows = Vec::new();
     let stop = AtomicBool::new(false);
-    replay_track_with(core, set, path, &stop, |a| {
+    replay_track_with(core, set, path, &stop, Feed::Stream, |a| {
         rows.push(Row {
             t: a.t,
             sample: a.sample,

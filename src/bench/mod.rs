@@ -36,7 +36,7 @@ use crate::ik::{
     BudgetClock, IkError, OrientationMode, Solution, Solver, Target, joint_distance,
     orientation_angle,
 };
-use crate::model::{Chain, JointKind, wrap_angle};
+use crate::model::Chain;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -338,20 +338,4 @@ fn record(
     }
 }
 
-/// The largest change of one joint between two configurations
-/// (continuous joints the short way round).
-pub fn largest_step(chain: &Chain, a: &[f64], b: &[f64]) -> f64 {
-    chain
-        .joints
-        .iter()
-        .zip(a.iter().zip(b))
-        .map(|(j, (x, y))| {
-            let d = y - x;
-            if j.kind == JointKind::Continuous {
-                wrap_angle(d).abs()
-            } else {
-                d.abs()
-            }
-        })
-        .fold(0.0, f64::max)
-}
+pub use crate::ik::largest_step;

@@ -38,6 +38,11 @@ pub struct Args {
     /// rate) where its file says unless a seed is named here.
     #[arg(long)]
     seed_name: Option<String>,
+    /// A track set: give the node each path whole, as a Cartesian path
+    /// (planned whole while the arm holds, then run), instead of
+    /// streaming its targets one at a time.
+    #[arg(long)]
+    whole_path: bool,
     /// Also run another solver on the same targets in the same run: `k`.
     #[arg(long)]
     compare: Option<String>,
@@ -91,6 +96,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let options = a.world.options(a.collision).map_err(flag_usage)?;
     if set.rate_hz.is_some() {
         return run_track(&a, &set, &chain, options);
+    }
+    if a.whole_path {
+        return Err(anyhow::Error::new(super::UsageError(format!(
+            "--whole-path: {} is not a track set (make_targets --track writes one)",
+            a.targets.display()
+        ))));
     }
     let seed_name = a.seed_name.as_deref().unwrap_or("mid");
     let seed = set.seed(seed_name)?.to_vec();
@@ -238,7 +249,18 @@ fn run_track(
         let mut core =
             NodeCore::with_virtual_servos(chain, solver.clone(), common.clone(), config)?;
         node_rate = core.config().rate_hz;
-        all.push(track::replay_track(&mut core, set, k, stop.flag()));
+        let feed = match a.whole_path {
+            true => track::Feed::Whole,
+            false => track::Feed::Stream,
+        };
+        all.push(track::replay_track_with(
+            &mut core,
+            set,
+            k,
+            stop.flag(),
+            feed,
+            |_| {},
+        ));
         if stop.requested() {
             break;
         }
@@ -259,6 +281,9 @@ fn run_track(
         outln!("{}", serde_json::to_string(&out)?)?;
     } else {
         print_track(set, &all, &total, node_rate, &from)?;
+        if a.whole_path {
+            print_planning(&all, node_rate)?;
+        }
     }
     if stop.requested() {
         return Ok(stop.report("bench", ""));
@@ -326,6 +351,23 @@ fn print_track(
          change of one joint between answers; jumps: answers moving a joint more than \
          {STEP_LIMIT} rad; tick_step: largest change in one tick",
         track::ON_PATH * 1e3
+    )
+}
+
+/// Fed whole: how long each path took to plan, or why it did not run.
+fn print_planning(all: &[track::TrackFigures], node_rate: f64) -> std::io::Result<()> {
+    for (k, f) in all.iter().enumerate() {
+        match (&f.failed, f.planned_s) {
+            (Some(why), _) => outln!("path {k}: not run: {why}")?,
+            (None, Some(s)) => outln!(
+                "path {k}: planned whole in {s:.2} s of node time (the arm holding), {} ticks planning",
+                (s * node_rate).round()
+            )?,
+            (None, None) => outln!("path {k}: stopped while planning")?,
+        }
+    }
+    outln!(
+        "whole paths: p50_us/p99_us are the wall times of the ticks that planned; the lag counts from when the path began to move"
     )
 }
 

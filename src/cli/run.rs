@@ -349,6 +349,18 @@ pub(super) fn taught(t: &TeachStatus) -> Taught {
             lines.push(format!("the last trajectory was cut short: {why}"));
         }
     }
+    let c = &t.cartesian;
+    if c.accepted > 0 {
+        lines.push(format!(
+            "cartesian paths: {} taken, the last {} of {} points planned in {:.2} s, largest joint step {:.3} rad",
+            c.accepted, c.solved, c.points, c.planned_s, c.largest_step
+        ));
+        if let Some(why) = &c.failed {
+            let line = format!("the last cartesian path was not run: {why}");
+            failed = Some(line.clone());
+            lines.push(line);
+        }
+    }
     lines.extend(t.recorded.clone());
     Taught { lines, failed }
 }

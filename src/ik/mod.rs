@@ -22,6 +22,7 @@ mod heuristic;
 mod jacobian;
 mod metric;
 mod orientation;
+mod path;
 mod rng;
 mod solution;
 mod target;
@@ -40,6 +41,9 @@ pub use metric::{
     rotation_error,
 };
 pub use orientation::{Orientation, OrientationMode, Pointing, direction_from_xyz};
+pub use path::{
+    PathError, PathOptions, PathSearch, PathSolution, Progress, largest_step, solve_path,
+};
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};
 pub use target::{QUATERNION_LENGTH_TOLERANCE, Target, quaternion_from_xyzw};
@@ -322,6 +326,14 @@ impl Solver {
     pub fn set_clock(&mut self, clock: Clock) {
         if let Solver::Jacobian(s) = self {
             s.set_clock(clock);
+        }
+    }
+
+    /// Resolves the redundancy by `objective` from the next solve on
+    /// (the Jacobian solver's; the others have no such objective).
+    pub fn set_redundancy(&mut self, objective: Redundancy) {
+        if let Solver::Jacobian(s) = self {
+            s.set_redundancy(objective);
         }
     }
 }

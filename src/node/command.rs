@@ -4,6 +4,7 @@
 //! through [`NodeCore::command`](super::NodeCore::command), so each front-end
 //! only converts its messages and the decisions stay in the core.
 
+use super::cartesian::CartesianPathMsg;
 use super::jog::TwistMsg;
 use super::marker::MarkerFeedback;
 use super::msg::{JointCommandMsg, TargetMsg};
@@ -48,6 +49,9 @@ pub enum Command {
     /// A timed joint trajectory (`~/joint_trajectory`); replaces what is
     /// left of the one before.
     Trajectory(TrajectoryMsg),
+    /// The tip's poses at given times, known whole: planned whole while
+    /// the arm holds, then run as a joint trajectory.
+    CartesianPath(CartesianPathMsg),
     /// Stores where the arm is (measured when the servos measure) as a
     /// named pose in the poses file; allowed while relaxed.
     RecordPose { name: String },
@@ -83,6 +87,7 @@ impl Command {
         "pose",
         "leader",
         "trajectory",
+        "cartesian_path",
         "record_pose",
         "program",
     ];
@@ -182,6 +187,18 @@ mod tests {
                         velocities: Vec::new(),
                         accelerations: Vec::new(),
                         time_from_start: 1.5,
+                    }],
+                }),
+            ),
+            (
+                r#"{"type":"cartesian_path","stamp":0.0,"frame_id":"","points":[{"position":[0.2,0.0,0.1],"time_from_start":1.0}]}"#,
+                Command::CartesianPath(CartesianPathMsg {
+                    stamp: 0.0,
+                    frame_id: String::new(),
+                    points: vec![crate::node::cartesian::CartesianPoint {
+                        position: [0.2, 0.0, 0.1],
+                        orientation: None,
+                        time_from_start: 1.0,
                     }],
                 }),
             ),

@@ -7,6 +7,7 @@
 //! gripper, relax and enable, named poses) are in `operate`; new settings
 //! while it runs (live tuning) in `retune`.
 
+mod cartesian;
 mod collide;
 mod operate;
 mod retune;
@@ -274,6 +275,7 @@ impl<S: ServoOutput> NodeCore<S> {
             Command::Pose { name } => self.go_to(name),
             Command::Leader(msg) => return self.leader_frame(msg, now),
             Command::Trajectory(msg) => self.trajectory(msg, now),
+            Command::CartesianPath(msg) => self.cartesian_path(msg, now),
             Command::RecordPose { name } => self.record_pose(name),
             Command::Program { name } => self.run_program(name),
         };
@@ -380,6 +382,7 @@ impl<S: ServoOutput> NodeCore<S> {
             }
         } else if self.started {
             self.program_step(now);
+            self.plan_step(now);
             if let Some(p) = self.pending.take() {
                 solve = Some(self.solve(p, now));
             }

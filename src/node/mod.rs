@@ -22,6 +22,7 @@
 //! joint trajectories ([`trajectory`]), programs of steps ([`program`]) and
 //! poses recorded into the poses file ([`poses::store`]).
 
+pub mod cartesian;
 pub mod command;
 pub mod core;
 pub mod follow;
@@ -47,6 +48,7 @@ pub mod teleop;
 pub mod track;
 pub mod trajectory;
 
+pub use cartesian::{CartesianPathMsg, CartesianPoint, CartesianStatus};
 pub use command::{Command, Refused};
 pub use core::{NodeCore, NodeError, Tick};
 pub use gripper::GripperStatus;

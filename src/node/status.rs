@@ -2,6 +2,7 @@
 //! loop rate and solve times. Everything here has a fixed size, so a node
 //! that runs for days at 1 kHz input uses the same memory as at start.
 
+use super::cartesian::CartesianStatus;
 use super::follow::Hold;
 use super::gripper::GripperStatus;
 use super::program::ProgramStatus;
@@ -433,6 +434,8 @@ pub struct TeachStatus {
     /// With a leader arm.
     pub teleop: Option<TeleopStatus>,
     pub trajectory: TrajectoryStatus,
+    /// The latest Cartesian path.
+    pub cartesian: CartesianStatus,
     /// The latest program run.
     pub program: Option<ProgramStatus>,
     /// What the last pose recording did.

@@ -5,6 +5,8 @@
 //! latest target once the arm is on the path, and whether the answers ever
 //! jump (a reconfiguration: the arm swinging to another branch).
 
+use super::cartesian::{CartesianPathMsg, CartesianPoint};
+use super::command::Command;
 use super::core::NodeCore;
 use super::msg::TargetMsg;
 use super::status::SolveOutcome;
@@ -48,7 +50,12 @@ pub struct TrackFigures {
     pub refused: u64,
     pub stops: u64,
     pub min_clearance: f64,
-    /// Wall time of the ticks that solved a target (µs).
+    /// Fed whole ([`Feed::Whole`]): the node time the path took to plan
+    /// (s), or why it was not run.
+    pub planned_s: Option<f64>,
+    pub failed: Option<String>,
+    /// Wall time of the ticks that solved a target, or that planned the
+    /// path fed whole (µs).
     pub solve_p50_us: f64,
     pub solve_p99_us: f64,
     /// The solving ticks' wall times (s), for [`TrackFigures::merge`].
@@ -83,6 +90,11 @@ impl TrackFigures {
                 .iter()
                 .map(|f| f.min_clearance)
                 .fold(f64::INFINITY, f64::min),
+            planned_s: all
+                .iter()
+                .map(|f| f.planned_s)
+                .try_fold(0.0f64, |m, t| t.map(|t| m.max(t))),
+            failed: all.iter().find_map(|f| f.failed.clone()),
             solve_p50_us: percentile(&mut times, 0.5) * 1e6,
             solve_p99_us: percentile(&mut times, 0.99) * 1e6,
             solve_times: times,
@@ -106,6 +118,40 @@ pub fn sample_message(set: &TargetSet, s: &Sample) -> TargetMsg {
         frame_id: String::new(),
         position: s.position,
         orientation: (!set.position_only).then_some(s.quaternion),
+    }
+}
+
+/// How the path reaches the node core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// One target at a time at the set's rate, as a program publishing
+    /// poses sends them.
+    Stream,
+    /// The whole path at once, as a Cartesian path
+    /// ([`crate::node::cartesian`]): planned, then run; its times count
+    /// from when it starts to move.
+    Whole,
+}
+
+/// The path `samples` of `set` as one Cartesian path, a sample every
+/// period of the set's rate.
+pub fn path_message(set: &TargetSet, samples: &[Sample]) -> CartesianPathMsg {
+    let rate = set.rate_hz.unwrap_or(20.0);
+    CartesianPathMsg {
+        stamp: 0.0,
+        frame_id: String::new(),
+        points: samples
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let m = sample_message(set, s);
+                CartesianPoint {
+                    position: m.position,
+                    orientation: m.orientation,
+                    time_from_start: k as f64 / rate,
+                }
+            })
+            .collect(),
     }
 }
 
@@ -139,23 +185,28 @@ pub fn replay_track<S: ServoOutput>(
     path: usize,
     stop: &AtomicBool,
 ) -> TrackFigures {
-    replay_track_with(core, set, path, stop, |_| {})
+    replay_track_with(core, set, path, stop, Feed::Stream, |_| {})
 }
 
-/// [`replay_track`], showing `observe` every answer the core followed
-/// (a trace of a jump or a lag sees exactly what the figures count).
+/// [`replay_track`] fed as `feed` says, showing `observe` every answer
+/// the core followed when streamed (a trace of a jump or a lag sees
+/// exactly what the figures count). Fed whole, the lag is to the sample
+/// due since the path started to move, and the answers are the planned
+/// points (each within [`PATH_STEP`](super::cartesian::PATH_STEP) of
+/// the one before).
 pub fn replay_track_with<S: ServoOutput>(
     core: &mut NodeCore<S>,
     set: &TargetSet,
     path: usize,
     stop: &AtomicBool,
+    feed: Feed,
     mut observe: impl FnMut(TrackAnswer),
 ) -> TrackFigures {
     let samples = path_samples(set, path);
     let rate = set.rate_hz.unwrap_or(20.0);
     let dt = 1.0 / core.config().rate_hz;
     let dof = core.layout().dof();
-    let end = samples.len() as f64 / rate + 1.0;
+    let mut end = samples.len() as f64 / rate + 1.0;
     let mut f = TrackFigures {
         targets: 0,
         ticks: 0,
@@ -169,6 +220,8 @@ pub fn replay_track_with<S: ServoOutput>(
         refused: 0,
         stops: 0,
         min_clearance: f64::INFINITY,
+        planned_s: None,
+        failed: None,
         solve_p50_us: f64::NAN,
         solve_p99_us: f64::NAN,
         solve_times: Vec::new(),
@@ -183,16 +236,48 @@ pub fn replay_track_with<S: ServoOutput>(
         if now > end {
             break;
         }
-        while next < samples.len() && next as f64 / rate <= now + 1e-9 {
-            core.on_target(&sample_message(set, &samples[next]), now);
-            latest = Some(next);
-            next += 1;
-            f.targets += 1;
+        match feed {
+            Feed::Stream => {
+                while next < samples.len() && next as f64 / rate <= now + 1e-9 {
+                    core.on_target(&sample_message(set, &samples[next]), now);
+                    latest = Some(next);
+                    next += 1;
+                    f.targets += 1;
+                }
+            }
+            Feed::Whole if f.ticks == 0 => {
+                let msg = Command::CartesianPath(path_message(set, samples));
+                if let Err(e) = core.command(&msg, now) {
+                    f.failed = Some(e.to_string());
+                    break;
+                }
+                f.targets = samples.len();
+            }
+            Feed::Whole => {}
         }
         let t0 = Instant::now();
         let tick = core.tick(now);
         let took = t0.elapsed().as_secs_f64();
         f.ticks += 1;
+        if feed == Feed::Whole {
+            let st = &core.status().teach.cartesian;
+            if st.planning {
+                solve_times.push(took);
+                continue;
+            }
+            if let Some(why) = &st.failed {
+                f.failed = Some(why.clone());
+                break;
+            }
+            let began = *f.planned_s.get_or_insert_with(|| {
+                f.reached = samples.len();
+                f.largest_step = st.largest_step;
+                end += now;
+                now
+            });
+            let due = ((now - began) * rate + 1e-9).floor() as usize;
+            latest = Some(due.min(samples.len() - 1));
+        }
         let q = &core.motion().position()[..dof];
         f.largest_tick_step = f
             .largest_tick_step

@@ -48,12 +48,15 @@ def test_a_joint_trajectory_reaches_its_points_at_their_times(arm):
     arm.wait_still()
     states = [m for m in arm.joints.since(0) if seconds(m.header.stamp) >= seconds(start)]
     for t, positions in points:
-        # The joint state nearest the point's time has the joints there
-        # (within what a 50 Hz tick moves them, < 0.02 rad).
-        m = min(states, key=lambda m: abs(seconds(m.header.stamp) - seconds(start) - t))
-        assert abs(seconds(m.header.stamp) - seconds(start) - t) < 0.05, m.header.stamp
-        q = dict(zip(m.name, m.position))
-        assert near(q, dict(zip(names, positions)), 0.02), (t, q)
+        # Within 0.1 s of the point's time the joints pass there (within
+        # what a 50 Hz tick moves them, < 0.02 rad). A window, not the one
+        # state nearest in time: a tick that a busy machine delays is
+        # skipped, and the arm then trails its reference for a few ticks.
+        want = dict(zip(names, positions))
+        window = [m for m in states if abs(seconds(m.header.stamp) - seconds(start) - t) <= 0.1]
+        assert window, "no joint state within 0.1 s of %s s" % t
+        off = min(max(abs(dict(zip(m.name, m.position))[n] - want[n]) for n in names) for m in window)
+        assert off < 0.02, (t, off)
     assert seconds(end.header.stamp) - seconds(start) > points[-1][0] - 0.05
     # The joints it does not name stayed.
     assert near(arm.state(), {"base_yaw": 0.0, "wrist_pitch": 0.0, "wrist_roll": 0.0}), arm.state()

@@ -142,6 +142,11 @@ impl JacobianSolver {
         self.setup.options.clock = clock;
     }
 
+    /// Resolves the redundancy by `objective` from the next solve on.
+    pub fn set_redundancy(&mut self, objective: Redundancy) {
+        self.setup.options.redundancy = objective;
+    }
+
     pub fn new(chain: &Chain, options: JacobianOptions, common: Common) -> Result<Self, IkError> {
         options.validate(chain)?;
         let template = Bounds::new(chain, &common.modes);

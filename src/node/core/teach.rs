@@ -9,6 +9,7 @@
 
 use super::NodeCore;
 use crate::node::TargetMsg;
+use crate::node::cartesian::Planning;
 use crate::node::command::{Command, Refused};
 use crate::node::msg::stale_why;
 use crate::node::poses::store::{Comments, PoseStore};
@@ -30,6 +31,8 @@ pub(super) struct Teach {
     /// (until then the arm is not moved, so a clock already running would
     /// leave it behind its own trajectory).
     waiting: Option<(TrajectoryMsg, Vec<TrajectoryJoint>)>,
+    /// A Cartesian path being planned (`core/cartesian.rs`).
+    pub(super) cartesian: Option<Planning>,
     program: Option<ProgramRun>,
     programs: Programs,
     store: Option<PoseStore>,
@@ -88,6 +91,7 @@ impl<S: ServoOutput> NodeCore<S> {
         let kind = match cmd {
             Command::Program { .. } => return,
             Command::Trajectory(_) => "trajectory",
+            Command::CartesianPath(_) => "cartesian path",
             Command::Leader(_) => "leader",
             Command::Target(_) => "target",
             Command::Twist(_) | Command::MarkerFeedback(_) => "jog or marker",
@@ -99,8 +103,20 @@ impl<S: ServoOutput> NodeCore<S> {
             run.stop(format!("stopped by a {kind} command"));
             self.status.teach.program = Some(run.status);
         }
+        let dof = self.layout.dof();
         let moved: Vec<usize> = match cmd {
-            Command::Trajectory(_) => return,
+            // Each replaces the one before itself; a trajectory of the
+            // arm's joints replaces a path being planned too.
+            Command::CartesianPath(_) => return,
+            Command::Trajectory(m) => {
+                if m.joint_names
+                    .iter()
+                    .any(|n| self.layout.axis(n).is_some_and(|a| a < dof))
+                {
+                    self.drop_planning("replaced by a trajectory command");
+                }
+                return;
+            }
             Command::JointCommand(m) => m.name.iter().filter_map(|n| self.layout.axis(n)).collect(),
             Command::Gripper { .. } | Command::OpenGripper | Command::CloseGripper => {
                 self.gripper.map(|g| g.axis).into_iter().collect()
@@ -112,9 +128,12 @@ impl<S: ServoOutput> NodeCore<S> {
         {
             self.end_trajectory();
         }
+        if moved.iter().any(|&a| a < dof) {
+            self.drop_planning(&format!("replaced by a {kind} command"));
+        }
     }
 
-    fn end_trajectory(&mut self) {
+    pub(super) fn end_trajectory(&mut self) {
         self.teach.waiting = None;
         if let Some(mut t) = self.teach.trajectory.take() {
             t.status.active = false;
@@ -147,10 +166,13 @@ impl<S: ServoOutput> NodeCore<S> {
         &self.teach.programs
     }
 
-    /// True while a program or a trajectory is under way: the arm may be
-    /// at rest between two of their steps.
+    /// True while a program, a trajectory or a Cartesian path is under
+    /// way: the arm may be at rest between two of their steps, or holding
+    /// while a path is planned.
     pub fn busy(&self) -> bool {
-        self.teach.program.is_some() || self.teach.trajectory.is_some()
+        self.teach.program.is_some()
+            || self.teach.trajectory.is_some()
+            || self.teach.cartesian.is_some()
     }
 
     /// A leader frame: (axis, position) checked, then handed to the
@@ -206,13 +228,7 @@ impl<S: ServoOutput> NodeCore<S> {
     /// what is left of the one before.
     pub(super) fn trajectory(&mut self, msg: &TrajectoryMsg, now: f64) -> Taken {
         self.moving_allowed()?;
-        if !msg.stamp.is_finite() {
-            return Err((RejectReason::NotFinite, format!("stamp {}", msg.stamp)));
-        }
-        let age = self.config.max_target_age;
-        if msg.stamp != 0.0 && msg.stamp < now - age {
-            return Err((RejectReason::Stale, stale_why(msg.stamp, now, age)));
-        }
+        self.check_start(msg.stamp, now)?;
         let mut joints = Vec::with_capacity(msg.joint_names.len());
         for name in &msg.joint_names {
             let axis = self
@@ -241,6 +257,20 @@ impl<S: ServoOutput> NodeCore<S> {
         self.status.teach.trajectory = t.status.clone();
         self.teach.trajectory = Some(t);
         self.teach.waiting = (!self.started).then(|| (msg.clone(), joints));
+        Ok(())
+    }
+
+    /// When a timed motion (a trajectory, a Cartesian path) is to start:
+    /// a finite stamp, 0 (now), or one no older than `max_target_age`
+    /// (a later one waits).
+    pub(super) fn check_start(&self, stamp: f64, now: f64) -> Taken {
+        if !stamp.is_finite() {
+            return Err((RejectReason::NotFinite, format!("stamp {stamp}")));
+        }
+        let age = self.config.max_target_age;
+        if stamp != 0.0 && stamp < now - age {
+            return Err((RejectReason::Stale, stale_why(stamp, now, age)));
+        }
         Ok(())
     }
 
@@ -530,6 +560,7 @@ impl<S: ServoOutput> NodeCore<S> {
     /// approach the leader again once enabled.
     pub(super) fn teach_relaxed(&mut self) {
         self.end_trajectory();
+        self.drop_planning("stopped: the servos were relaxed");
         if let Some(mut run) = self.teach.program.take() {
             run.stop("stopped: the servos were relaxed".into());
             self.status.teach.program = Some(run.status);
