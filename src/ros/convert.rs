@@ -17,7 +17,7 @@ pub mod twist;
 
 pub use collision::collision_markers;
 pub use interactive::{marker_feedback, marker_snapshot, marker_update};
-pub use trajectory::{joint_trajectory, record_pose};
+pub use trajectory::{cartesian_path, joint_trajectory, record_pose};
 pub use twist::{twist_from_cmd_vel, twist_from_stamped};
 
 use crate::ik::Target;

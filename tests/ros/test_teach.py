@@ -13,7 +13,9 @@ import pytest
 import yaml
 from builtin_interfaces.msg import Duration
 from std_msgs.msg import String
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from geometry_msgs.msg import Transform
+from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
+                                 MultiDOFJointTrajectoryPoint)
 
 from harness import POSES, ROOT, wait_until
 from msgs import joint_command, near, position_error
@@ -89,6 +91,44 @@ def test_a_bad_trajectory_is_refused_with_the_reason_and_nothing_moves(arm, name
     assert v["last_rejection"].startswith(reason + ": ") and why in v["last_rejection"], v
     arm.joints.wait(lambda m: True, "more joint states", start=len(arm.joints) + 5)
     assert all(p == 0.0 for m in arm.joints.since(n) for p in m.position), "a joint moved"
+
+
+def cartesian_path(points, frame_id=""):
+    """A MultiDOFJointTrajectory of (time_from_start s, (x, y, z)) tip
+    positions, each with the identity rotation."""
+    m = MultiDOFJointTrajectory()
+    m.header.frame_id = frame_id
+    for t, xyz in points:
+        p = MultiDOFJointTrajectoryPoint()
+        tf = Transform()
+        tf.translation.x, tf.translation.y, tf.translation.z = (float(v) for v in xyz)
+        p.transforms = [tf]
+        p.time_from_start = Duration(sec=int(t), nanosec=int(round((t % 1) * 1e9)))
+        m.points.append(p)
+    return m
+
+
+def test_a_cartesian_path_is_planned_whole_then_followed_and_a_bad_one_refused(start_arm):
+    """`~/cartesian_path`: a 2 s line of tip positions (the orientation
+    ignored by `target_orientation`) is planned while the arm holds, then
+    followed to its end; the status says so. A path with a point in another
+    frame is refused, naming the point, and nothing moves."""
+    arm = start_arm({"target_orientation": "ignore"})
+    line = [(1.0 + 0.02 * k, (0.12 + 0.0005 * k, 0.0, 0.2 - 0.0005 * k)) for k in range(101)]
+    arm.publish("/ik_node/cartesian_path", cartesian_path(line))
+    v = arm.wait_diag(lambda v: v.get("teach.cartesian.accepted") == "1" and v["teach.cartesian.planning"] == "false",
+                      "the path planned")
+    assert v["teach.cartesian.failed"] == "none", v
+    assert v["teach.cartesian.solved"] == "101", v
+    arm.wait_tip(lambda t: position_error(t, line[-1][1]) < 1e-3, "the tip at the path's end", start=0)
+    # Passed through the middle of the line on the way.
+    assert any(position_error(arm.chain.tip_of(m), line[50][1]) < 0.005 for m in arm.joints.since(0))
+
+    count = "commands.refused.wrong_frame"
+    before = arm.wait_diag(lambda v: True, "a diagnostics report")
+    arm.publish("/ik_node/cartesian_path", cartesian_path(line, frame_id="world"))
+    v = arm.wait_diag(lambda v: int(v[count]) == int(before[count]) + 1, "the path refused")
+    assert v["last_rejection"].startswith("wrong_frame: point 1: "), v
 
 
 def test_record_pose_writes_the_pose_served_at_once_and_after_a_restart(start_arm, tmp_path):

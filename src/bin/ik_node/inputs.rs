@@ -10,7 +10,7 @@ use r2r::QosProfile;
 use r2r::geometry_msgs::msg::{PointStamped, PoseStamped, Twist, TwistStamped};
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::{Float64, String as RosString};
-use r2r::trajectory_msgs::msg::JointTrajectory;
+use r2r::trajectory_msgs::msg::{JointTrajectory, MultiDOFJointTrajectory};
 use r2r::visualization_msgs::msg::InteractiveMarkerFeedback;
 
 /// Sends a service's reply, given what the core made of its command.
@@ -68,6 +68,11 @@ impl Inputs {
             subscribe::<Float64>(node, "~/gripper", convert::gripper_command)?,
             subscribe::<JointState>(node, "~/joint_command", joint_command)?,
             subscribe::<JointTrajectory>(node, "~/joint_trajectory", convert::joint_trajectory)?,
+            subscribe::<MultiDOFJointTrajectory>(
+                node,
+                "~/cartesian_path",
+                convert::cartesian_path,
+            )?,
             subscribe::<RosString>(node, "~/record_pose", convert::record_pose)?,
             subscribe::<TwistStamped>(node, "~/target_twist", |m| {
                 Command::Twist(convert::twist_from_stamped(m))
