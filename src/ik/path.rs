@@ -66,6 +66,7 @@ pub struct PathSolution {
 
 /// Why a path could not be solved.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PathError {
     #[error("the path has no targets")]
     Empty,
