@@ -240,7 +240,7 @@ impl Session for BridgeSession {
         self.relax_within(io, self.reply_timeout)
     }
 
-    /// The RELAX with [`CLOSE_REPLY_TIMEOUTS`] reply timeouts for its
+    /// The RELAX with `CLOSE_REPLY_TIMEOUTS` reply timeouts for its
     /// acknowledgement.
     fn relax_on_exit(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
         self.relax_within(io, self.reply_timeout * CLOSE_REPLY_TIMEOUTS)
@@ -249,7 +249,7 @@ impl Session for BridgeSession {
     /// Asks for a last status and counts the frames the firmware did not
     /// get since set-up (its counter counts the request itself too). The
     /// link is going away and nothing waits on it: the reply gets
-    /// [`CLOSE_REPLY_TIMEOUTS`] reply timeouts, so one slow reply (a loaded
+    /// `CLOSE_REPLY_TIMEOUTS` reply timeouts, so one slow reply (a loaded
     /// host, a slow USB adapter) does not leave the count unknown.
     fn close(&mut self, io: &mut dyn SerialPort) {
         let wait = self.reply_timeout * CLOSE_REPLY_TIMEOUTS;
