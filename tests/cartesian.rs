@@ -121,6 +121,76 @@ fn the_arm_holds_while_the_path_is_planned_then_passes_every_point_at_its_time()
     assert!(!n.core().busy(), "still busy after the path's end");
 }
 
+/// Runs `msg` on the node from `start` until the path is planned, then
+/// `seconds` more; the joint states from the tick planning ended, and that
+/// tick's time.
+fn run_planned(
+    chain: &Chain,
+    start: &[f64],
+    msg: CartesianPathMsg,
+    seconds: f64,
+) -> (Vec<arm_ik::node::JointState>, f64) {
+    let mut n = node(chain, start);
+    n.push_command(Command::CartesianPath(msg));
+    let mut k = 0;
+    while n.core().status().teach.cartesian.planning || k == 0 {
+        n.tick(k as f64 * DT);
+        k += 1;
+        assert!(k < 500, "still planning after {k} ticks");
+    }
+    let st = n.core().status().teach.cartesian.clone();
+    assert_eq!(st.failed, None, "{st:?}");
+    n.drain_joint_states();
+    let began = (k - 1) as f64 * DT;
+    for j in k..k + (seconds / DT) as usize {
+        n.tick(j as f64 * DT);
+    }
+    let states = n.drain_joint_states();
+    common::assert_limits_kept(&n, &states);
+    (states, began)
+}
+
+#[test]
+fn two_points_far_apart_are_joined_by_a_straight_line_the_tip_keeps_to() {
+    let chain = arm();
+    let start = joints_at(&chain, 0.0);
+    let a = tip(&chain, &joints_at(&chain, 0.0));
+    let b = tip(&chain, &joints_at(&chain, 2.5));
+    assert!((b - a).norm() > 0.08, "{} m apart", (b - a).norm());
+    let point = |p: nalgebra::Vector3<f64>, t| CartesianPoint {
+        position: [p.x, p.y, p.z],
+        orientation: None,
+        time_from_start: t,
+    };
+    let msg = CartesianPathMsg {
+        stamp: 0.0,
+        frame_id: String::new(),
+        points: vec![point(a, 0.5), point(b, 3.0)],
+    };
+    let (states, began) = run_planned(&chain, &start, msg, 4.0);
+    let line = (b - a).normalize();
+    let mut farthest: f64 = 0.0;
+    for js in states.iter().filter(|s| s.stamp >= began + 0.5) {
+        let from_a = tip(&chain, &js.position) - a;
+        let off = (from_a - line * from_a.dot(&line)).norm();
+        farthest = farthest.max(off);
+    }
+    // Between the two points the joints turn up to 0.4 rad, four path
+    // steps: without points in between, the two are refused as too far
+    // apart.
+    assert!(
+        farthest < 0.002,
+        "the tip {:.1} mm off the line",
+        farthest * 1e3
+    );
+    let end = states
+        .iter()
+        .find(|s| (s.stamp - (began + 3.0)).abs() < DT / 2.0)
+        .expect("a joint state at the end's time");
+    let off = (tip(&chain, &end.position) - b).norm();
+    assert!(off < 0.005, "{:.1} mm from the end at its time", off * 1e3);
+}
+
 #[test]
 fn a_path_with_a_bad_point_is_refused_naming_the_point() {
     let chain = arm();

@@ -352,8 +352,8 @@ pub(super) fn taught(t: &TeachStatus) -> Taught {
     let c = &t.cartesian;
     if c.accepted > 0 {
         lines.push(format!(
-            "cartesian paths: {} taken, the last {} of {} points planned in {:.2} s, largest joint step {:.3} rad",
-            c.accepted, c.solved, c.points, c.planned_s, c.largest_step
+            "cartesian paths: {} taken, the last {} of {} points ({} put in between on the lines) planned in {:.2} s, largest joint step {:.3} rad",
+            c.accepted, c.solved, c.points, c.between, c.planned_s, c.largest_step
         ));
         if let Some(why) = &c.failed {
             let line = format!("the last cartesian path was not run: {why}");

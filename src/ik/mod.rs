@@ -42,7 +42,8 @@ pub use metric::{
 };
 pub use orientation::{Orientation, OrientationMode, Pointing, direction_from_xyz};
 pub use path::{
-    PathError, PathOptions, PathSearch, PathSolution, Progress, largest_step, solve_path,
+    PathError, PathOptions, PathSearch, PathSolution, PathTiming, Progress, largest_step,
+    solve_path,
 };
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};

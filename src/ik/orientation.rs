@@ -84,6 +84,37 @@ impl Orientation {
         }
     }
 
+    /// The orientation a share `s` (0 to 1) of the way from `self` to
+    /// `to`, turned the short way round (slerp); the turn between the two
+    /// is [`Orientation::turn_to`]. Two kinds do not mix: where the kinds
+    /// differ, or either is free, there is nothing to turn along and the
+    /// way is free ([`Orientation::Free`]). A pointing direction turned
+    /// exactly half a turn has no one way round and keeps `self`'s.
+    pub fn toward(&self, to: &Orientation, s: f64) -> Orientation {
+        match (self, to) {
+            (Orientation::Full(a), Orientation::Full(b)) => Orientation::Full(a.slerp(b, s)),
+            (Orientation::Axis(a), Orientation::Axis(b)) if a.tool == b.tool => {
+                Orientation::Axis(Pointing {
+                    direction: a.direction.slerp(&b.direction, s),
+                    tool: a.tool,
+                })
+            }
+            _ => Orientation::Free,
+        }
+    }
+
+    /// The angle (rad) the tip turns from `self` to `to` along
+    /// [`Orientation::toward`]: 0 where that way is free.
+    pub fn turn_to(&self, to: &Orientation) -> f64 {
+        match (self, to) {
+            (Orientation::Full(a), Orientation::Full(b)) => a.angle_to(b),
+            (Orientation::Axis(a), Orientation::Axis(b)) if a.tool == b.tool => {
+                a.direction.angle(&b.direction)
+            }
+            _ => 0.0,
+        }
+    }
+
     /// The name of the target kind, as errors and docs say it.
     pub fn kind_name(&self) -> &'static str {
         match self {

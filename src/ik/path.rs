@@ -36,8 +36,22 @@ pub struct PathOptions {
     /// The largest change of each joint from one target to the next: the
     /// path's answers never step further (one value per joint).
     pub max_step: Vec<f64>,
+    /// When the targets are due and how fast each joint may move: a step
+    /// is then bounded by the time to the target too, so a path slow in
+    /// one part and fast in another is held to each part's own pace.
+    pub timing: Option<PathTiming>,
     /// Seeds the jitter, so a path is always solved the same way.
     pub rng_seed: u64,
+}
+
+/// The targets' times and the joints' speed limits (see
+/// [`PathOptions::timing`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathTiming {
+    /// When each target is due (s), each later than the one before.
+    pub times: Vec<f64>,
+    /// The fastest each joint may move (rad/s or m/s, one per joint).
+    pub speed: Vec<f64>,
 }
 
 impl PathOptions {
@@ -48,6 +62,7 @@ impl PathOptions {
             jitters: 3,
             jitter: step,
             max_step: vec![step; chain.dof()],
+            timing: None,
             rng_seed: 1,
         }
     }
@@ -82,6 +97,15 @@ pub enum PathError {
     Broken { index: usize, count: usize },
     #[error("max_step has {got} values for {expected} joints")]
     StepCount { expected: usize, got: usize },
+    #[error("timing: {got} {what} for {expected}")]
+    TimingCount {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    /// Target `index`'s time is not after the one before it.
+    #[error("timing: target {index} is due at {time} s, not after the target before it")]
+    TimeOrder { index: usize, time: f64 },
 }
 
 /// One candidate answer: its joints, the candidate of the target before
@@ -122,6 +146,8 @@ pub struct PathSearch {
     chain: Chain,
     targets: Vec<Target>,
     opts: PathOptions,
+    /// Each joint's bound on the step into each target (the first: none).
+    bounds: Vec<Vec<f64>>,
     rng: Rng,
     /// The candidates of each target solved so far (the first: the start).
     layers: Vec<Vec<Node>>,
@@ -148,6 +174,7 @@ impl PathSearch {
         if targets.is_empty() {
             return Err(PathError::Empty);
         }
+        let bounds = step_bounds(&opts, targets.len())?;
         let root = Node {
             q: start.to_vec(),
             parent: 0,
@@ -156,6 +183,7 @@ impl PathSearch {
         Ok(PathSearch {
             chain: chain.clone(),
             targets,
+            bounds,
             rng: Rng::new(opts.rng_seed),
             opts,
             layers: vec![vec![root]],
@@ -201,10 +229,11 @@ impl PathSearch {
         // The first target may be any distance from the start; each after
         // it a step from an answer to the one before.
         let from = &self.layers[index][parent];
-        let continuous = index == 0 || within(&self.chain, &from.q, &s.q, &self.opts.max_step);
+        let bound = &self.bounds[index];
+        let continuous = index == 0 || within(&self.chain, &from.q, &s.q, bound);
         if s.status.is_converged() && continuous {
             self.next.push(Node {
-                cost: from.cost + step_cost(&self.chain, &from.q, &s.q, &self.opts.max_step),
+                cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound),
                 q: s.q,
                 parent,
             });
@@ -257,6 +286,47 @@ impl PathSearch {
             solves: self.solves,
         }
     }
+}
+
+/// Each joint's bound on the step into each of `count` targets: its
+/// `max_step`, and with a timing no more than its speed allows in the
+/// time from the target before. The first target's step, from the
+/// start, is not bounded.
+fn step_bounds(opts: &PathOptions, count: usize) -> Result<Vec<Vec<f64>>, PathError> {
+    let dof = opts.max_step.len();
+    let mut bounds = vec![vec![f64::INFINITY; dof]; count];
+    for b in &mut bounds[1..] {
+        b.clone_from(&opts.max_step);
+    }
+    let Some(timing) = &opts.timing else {
+        return Ok(bounds);
+    };
+    for (what, expected, got) in [
+        ("times", count, timing.times.len()),
+        ("speeds", dof, timing.speed.len()),
+    ] {
+        if got != expected {
+            return Err(PathError::TimingCount {
+                what,
+                expected,
+                got,
+            });
+        }
+    }
+    for (index, w) in timing.times.windows(2).enumerate() {
+        let gap = w[1] - w[0];
+        // A NaN is refused too.
+        if gap.is_nan() || gap <= 0.0 {
+            return Err(PathError::TimeOrder {
+                index: index + 1,
+                time: w[1],
+            });
+        }
+        for (b, v) in bounds[index + 1].iter_mut().zip(&timing.speed) {
+            *b = b.min(v * gap);
+        }
+    }
+    Ok(bounds)
 }
 
 /// `q` moved along a random direction by up to `a` per joint, kept
@@ -405,6 +475,78 @@ mod tests {
             assert!(within(&chain, &w[0], &w[1], &opts.max_step), "{w:?}");
         }
         assert!(found.largest_step <= 0.1);
+    }
+
+    /// The project arm along a joint path whose pace changes: points
+    /// `k < 100` a short step apart and `0.005` s, the rest eight times
+    /// that step and `0.05` s apart.
+    fn paced_path(chain: &Chain) -> (Vec<Target>, Vec<f64>, Vec<f64>) {
+        let mid = chain.mid_configuration();
+        let q = |k: usize| -> Vec<f64> {
+            let s = if k < 100 {
+                0.25 * k as f64
+            } else {
+                25.0 + 2.0 * (k - 100) as f64
+            };
+            let t = s * 0.05;
+            mid.iter()
+                .enumerate()
+                .map(|(i, m)| m + 0.5 * (0.3 * t + i as f64).sin())
+                .collect()
+        };
+        let times = (0..200)
+            .map(|k| {
+                if k < 100 {
+                    0.005 * k as f64
+                } else {
+                    0.5 + 0.05 * (k - 100) as f64
+                }
+            })
+            .collect();
+        let targets = (0..200)
+            .map(|k| Target::position(chain.fk(&q(k)).translation.vector))
+            .collect();
+        (targets, times, q(0))
+    }
+
+    #[test]
+    fn each_step_is_bounded_by_the_speed_over_its_own_time() {
+        let chain = arm();
+        let (targets, times, start) = paced_path(&chain);
+        let speed = vec![1.0; chain.dof()];
+        let timed = PathOptions {
+            timing: Some(PathTiming {
+                times: times.clone(),
+                speed: speed.clone(),
+            }),
+            ..PathOptions::with_step(&chain, 0.1)
+        };
+        // As the node searches: the candidates try the self-motion.
+        let mut s = solver(&chain);
+        s.set_redundancy(crate::ik::Redundancy::Off);
+        let found = solve_path(&mut s, targets.clone(), &start, timed).unwrap();
+        for (k, w) in found.q.windows(2).enumerate() {
+            let gap = times[k + 1] - times[k];
+            let step = largest_step(&chain, &w[0], &w[1]);
+            assert!(step <= gap * 1.0 + 1e-12, "step {k}: {step} rad in {gap} s");
+        }
+        // The slow part's pace is too tight for the fast part's steps: a
+        // single bound for the whole path, from its closest two points,
+        // finds no path.
+        let one_bound = PathOptions::with_step(&chain, 0.005);
+        let e = solve_path(&mut s, targets.clone(), &start, one_bound).unwrap_err();
+        assert!(
+            matches!(e, PathError::Broken { index, .. } if index >= 100),
+            "{e}"
+        );
+        let mut late = times;
+        late[7] = late[6];
+        let bad = PathOptions {
+            timing: Some(PathTiming { times: late, speed }),
+            ..PathOptions::with_step(&chain, 0.1)
+        };
+        let e = PathSearch::new(&chain, targets, &start, bad).unwrap_err();
+        assert!(matches!(e, PathError::TimeOrder { index: 7, .. }), "{e}");
     }
 
     #[test]

@@ -64,6 +64,18 @@ impl Target {
         Ok(t)
     }
 
+    /// The target a share `s` (0 to 1) of the way from `self` to `to`: the
+    /// position on the straight line between the two, the orientation as
+    /// [`Orientation::toward`] turns it, the weights `to`'s. What a
+    /// Cartesian path asks of the tip between two of its points.
+    pub fn toward(&self, to: &Target, s: f64) -> Target {
+        Target {
+            position: self.position.lerp(&to.position, s),
+            orientation: self.orientation.toward(&to.orientation, s),
+            ..to.clone()
+        }
+    }
+
     /// True when orientation takes part in the solve.
     pub fn wants_orientation(&self) -> bool {
         !self.orientation.is_free() && self.orientation_weight > 0.0
@@ -182,6 +194,35 @@ fn check_finite(field: &'static str, v: &[f64]) -> Result<(), IkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_between_two_is_on_the_line_and_turned_the_short_way() {
+        use std::f64::consts::PI;
+        let a = Target::pose(Vector3::new(0.1, 0.0, 0.2), UnitQuaternion::identity());
+        let turned = UnitQuaternion::from_euler_angles(0.0, 0.0, 1.5 * PI);
+        let b = Target::pose(Vector3::new(0.3, 0.2, 0.0), turned);
+        let m = a.toward(&b, 0.25);
+        assert!((m.position - Vector3::new(0.15, 0.05, 0.15)).norm() < 1e-12);
+        // 1.5 turns of yaw one way is half a turn the other: a quarter of
+        // the way is an eighth of a turn back.
+        assert!((a.orientation.turn_to(&b.orientation) - 0.5 * PI).abs() < 1e-12);
+        let q = m.orientation.full().unwrap();
+        assert!(
+            (q.angle_to(&UnitQuaternion::from_euler_angles(0.0, 0.0, -PI / 8.0))).abs() < 1e-12
+        );
+        let down = Target::axis(a.position, -Vector3::z_axis());
+        let side = Target::axis(b.position, Vector3::x_axis());
+        let Orientation::Axis(p) = down.toward(&side, 0.5).orientation else {
+            panic!("a pointing between two pointings")
+        };
+        let half = Vector3::new(1.0, 0.0, -1.0).normalize();
+        assert!((p.direction.into_inner() - half).norm() < 1e-12);
+        assert!((down.orientation.turn_to(&side.orientation) - PI / 2.0).abs() < 1e-12);
+        // From a pose to a position only: nothing to turn along.
+        let free = a.toward(&Target::position(b.position), 0.5);
+        assert_eq!(free.orientation, Orientation::Free);
+        assert_eq!(a.orientation.turn_to(&Orientation::Free), 0.0);
+    }
 
     #[test]
     fn nan_and_zero_quaternions_are_rejected() {

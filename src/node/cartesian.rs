@@ -14,7 +14,9 @@
 
 use super::motion::AxisLimits;
 use super::trajectory::{TrajectoryMsg, TrajectoryPoint};
-use crate::ik::{PathError, PathOptions, PathSearch, Progress, Redundancy, Solver, Target};
+use crate::ik::{
+    PathError, PathOptions, PathSearch, PathTiming, Progress, Redundancy, Solver, Target,
+};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -70,9 +72,12 @@ pub struct CartesianStatus {
     pub accepted: u64,
     /// Still being planned; the arm holds meanwhile.
     pub planning: bool,
-    /// Points planned so far, of all.
+    /// Points planned so far, of all given.
     pub solved: usize,
     pub points: usize,
+    /// Points put in between the given ones, on the lines joining them
+    /// ([`LINE_STEP`]).
+    pub between: usize,
     /// Solves the planning ran.
     pub solves: usize,
     /// Node time the planning took (s).
@@ -111,28 +116,92 @@ pub fn check_times(points: &[CartesianPoint]) -> Result<Vec<f64>, String> {
     Ok(times)
 }
 
-/// The largest change of each of the chain's `dof` joints between two
-/// points `times` apart: within [`PATH_STEP`], and within `share` of the
-/// joint's speed limit for the closest two.
-pub fn step_bounds(limits: &[AxisLimits], dof: usize, times: &[f64], share: f64) -> Vec<f64> {
-    let gap = times
+/// The farthest the tip moves between two points of a planned path (m).
+/// Given points farther apart get points put in between on the straight
+/// line joining them (their orientations turned the short way round), so
+/// the tip follows the line, not whatever curve the joints make between
+/// two distant points (MoveIt's Cartesian paths step 1 cm by default too).
+pub const LINE_STEP: f64 = 0.01;
+
+/// The most the tip turns between two points of a planned path (rad), as
+/// [`LINE_STEP`] for the position.
+pub const LINE_TURN: f64 = 0.05;
+
+/// The most points a path may have with those put in between: ten minutes
+/// at 20 Hz (planning it takes about a minute of ticks).
+pub const MAX_PATH_POINTS: usize = 12_000;
+
+/// A path with points put in between its given ones ([`LINE_STEP`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dense {
+    pub targets: Vec<Target>,
+    pub times: Vec<f64>,
+    /// For each of the given points, where it is in `targets`.
+    pub given: Vec<usize>,
+}
+
+impl Dense {
+    /// How a point of `targets` is named to the user: the given point it
+    /// is, or the two it lies between (counted from 1).
+    pub fn name(&self, index: usize) -> String {
+        let k = self.given.partition_point(|&g| g < index);
+        let count = self.given.len();
+        if self.given.get(k) == Some(&index) {
+            format!("point {} of {count}", k + 1)
+        } else {
+            format!("the line from point {k} to point {} of {count}", k + 1)
+        }
+    }
+}
+
+/// `targets` due at `times`, with the points between each two that keep
+/// every step within [`LINE_STEP`] and [`LINE_TURN`], due at times in
+/// proportion; refused when that comes to more than [`MAX_PATH_POINTS`].
+pub fn densify(targets: &[Target], times: &[f64]) -> Result<Dense, String> {
+    let parts: Vec<usize> = targets
         .windows(2)
-        .map(|w| w[1] - w[0])
-        .fold(f64::INFINITY, f64::min);
-    limits[..dof]
-        .iter()
-        .map(|l| PATH_STEP.min(share * l.velocity * gap))
-        .collect()
+        .map(|w| {
+            let moved = (w[1].position - w[0].position).norm() / LINE_STEP;
+            let turned = w[0].orientation.turn_to(&w[1].orientation) / LINE_TURN;
+            // Saturates: a point a light-year away is refused below, not
+            // wrapped.
+            (moved.max(turned).ceil() as usize).max(1)
+        })
+        .collect();
+    let count = parts.iter().fold(1usize, |n, &p| n.saturating_add(p));
+    if count > MAX_PATH_POINTS {
+        return Err(format!(
+            "the path comes to {count} points {LINE_STEP} m apart along the lines between its points, more than {MAX_PATH_POINTS}: split it"
+        ));
+    }
+    let mut dense = Dense {
+        targets: Vec::with_capacity(count),
+        times: Vec::with_capacity(count),
+        given: Vec::with_capacity(targets.len()),
+    };
+    for (k, (target, &time)) in targets.iter().zip(times).enumerate() {
+        if k > 0 {
+            let (from, since) = (&targets[k - 1], times[k - 1]);
+            for i in 1..parts[k - 1] {
+                let s = i as f64 / parts[k - 1] as f64;
+                dense.targets.push(from.toward(target, s));
+                dense.times.push(since + s * (time - since));
+            }
+        }
+        dense.given.push(dense.targets.len());
+        dense.targets.push(target.clone());
+        dense.times.push(time);
+    }
+    Ok(dense)
 }
 
 /// A path being planned.
 #[derive(Debug, Clone)]
 pub struct Planning {
-    targets: Vec<Target>,
-    times: Vec<f64>,
-    /// The step bounds at each of [`SPEED_SHARES`], and the one being
-    /// tried.
-    max_step: Vec<Vec<f64>>,
+    path: Dense,
+    /// Each joint's speed limit.
+    speed: Vec<f64>,
+    /// Which of [`SPEED_SHARES`] is being tried.
     attempt: usize,
     /// Where the arm was when the planning began.
     start: Option<Vec<f64>>,
@@ -146,28 +215,44 @@ pub struct Planning {
 
 impl Planning {
     /// A path of `targets` due at `times` (checked), for `chain`, whose
-    /// joints have `limits`, to start at `stamp` (0: when planned).
+    /// joints have `limits`, to start at `stamp` (0: when planned); refused
+    /// when the lines between its points come to too many points
+    /// ([`densify`]).
     pub fn new(
         chain: &Chain,
         limits: &[AxisLimits],
-        targets: Vec<Target>,
-        times: Vec<f64>,
+        targets: &[Target],
+        times: &[f64],
         stamp: f64,
-    ) -> Planning {
-        let max_step = SPEED_SHARES
-            .iter()
-            .map(|&share| step_bounds(limits, chain.dof(), &times, share))
-            .collect();
-        Planning {
-            targets,
-            times,
-            max_step,
+    ) -> Result<Planning, String> {
+        Ok(Planning {
+            path: densify(targets, times)?,
+            speed: limits[..chain.dof()].iter().map(|l| l.velocity).collect(),
             attempt: 0,
             start: None,
             stamp,
             names: chain.joints.iter().map(|j| j.name.clone()).collect(),
             search: None,
             began: None,
+        })
+    }
+
+    /// The points put in between the given ones.
+    pub fn between(&self) -> usize {
+        self.path.targets.len() - self.path.given.len()
+    }
+
+    /// The search's options at the speed share being tried: no joint
+    /// steps more than [`PATH_STEP`] between two points, nor faster than
+    /// that share of its speed limit.
+    fn options(&self, chain: &Chain) -> PathOptions {
+        let share = SPEED_SHARES[self.attempt];
+        PathOptions {
+            timing: Some(PathTiming {
+                times: self.path.times.clone(),
+                speed: self.speed.iter().map(|v| share * v).collect(),
+            }),
+            ..PathOptions::with_step(chain, PATH_STEP)
         }
     }
 
@@ -182,31 +267,26 @@ impl Planning {
         status: &mut CartesianStatus,
     ) -> Option<Result<TrajectoryMsg, String>> {
         let began = *self.began.get_or_insert(now);
-        let start = self.start.get_or_insert_with(|| start.to_vec());
-        let (search, solver) = match &mut self.search {
-            Some(s) => s,
-            None => {
-                let chain = solver.chain();
-                let opts = PathOptions {
-                    max_step: self.max_step[self.attempt].clone(),
-                    ..PathOptions::with_step(chain, PATH_STEP)
-                };
-                let targets = self.targets.clone();
-                // The node's solver, but with no pull along the
-                // self-motion: the search itself tries the self-motion
-                // (and the minimum-norm steps move the joints no faster
-                // than the path asks); a pull in every solve would move
-                // them more than the path does.
-                let mut own = solver.clone();
-                own.set_redundancy(Redundancy::Off);
-                match PathSearch::new(chain, targets, start, opts) {
-                    Ok(s) => self.search.insert((s, own)),
-                    Err(e) => return Some(Err(e.to_string())),
-                }
+        if self.search.is_none() {
+            let chain = solver.chain();
+            let opts = self.options(chain);
+            let start = self.start.get_or_insert_with(|| start.to_vec());
+            // The node's solver, but with no pull along the self-motion:
+            // the search itself tries the self-motion (and the
+            // minimum-norm steps move the joints no faster than the path
+            // asks); a pull in every solve would move them more than the
+            // path does.
+            let mut own = solver.clone();
+            own.set_redundancy(Redundancy::Off);
+            match PathSearch::new(chain, self.path.targets.clone(), start, opts) {
+                Ok(s) => self.search = Some((s, own)),
+                Err(e) => return Some(Err(e.to_string())),
             }
-        };
+        }
+        let (search, solver) = self.search.as_mut().expect("made above");
         let progress = search.step(solver, PATH_SOLVES_PER_TICK);
-        (status.solved, status.points) = search.solved();
+        let (solved, _) = search.solved();
+        status.solved = self.path.given.partition_point(|&g| g < solved);
         status.planned_s = now - began;
         status.speed_share = SPEED_SHARES[self.attempt];
         match progress {
@@ -216,7 +296,7 @@ impl Planning {
                 self.search = None;
                 None
             }
-            Err(e) => Some(Err(describe(e))),
+            Err(e) => Some(Err(describe(&self.path, e))),
             Ok(Progress::Done) => {
                 let found = self.search.take().expect("searching").0.finish();
                 status.solves = found.solves;
@@ -234,7 +314,7 @@ impl Planning {
             joint_names: self.names.clone(),
             points: q
                 .into_iter()
-                .zip(&self.times)
+                .zip(&self.path.times)
                 .map(|(positions, &t)| TrajectoryPoint {
                     positions,
                     velocities: Vec::new(),
@@ -246,14 +326,56 @@ impl Planning {
     }
 }
 
-/// A planning failure as the status says it, counting points from 1.
-fn describe(e: PathError) -> String {
+/// A planning failure as the status says it, naming the point as the
+/// user gave it ([`Dense::name`]).
+fn describe(path: &Dense, e: PathError) -> String {
     match e {
-        PathError::Broken { index, count } => format!(
-            "point {} of {count}: no answer within the joint limits reaches it from the path before it with each joint moving at most {PATH_STEP} rad (less where its speed limit allows less between the two points): give the points closer together",
-            index + 1
+        PathError::Broken { index, .. } => format!(
+            "{}: no answer within the joint limits reaches it from the path before it with each joint moving at most {PATH_STEP} rad (less where its speed limit allows less between the two points): the line there passes out of reach, through a joint limit, or faster than the joints may move: give it more time, or other points",
+            path.name(index)
         ),
-        PathError::Target { index, source } => format!("point {}: {source}", index + 1),
+        PathError::Target { index, source } => format!("{}: {source}", path.name(index)),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{UnitQuaternion, Vector3};
+
+    #[test]
+    fn points_are_put_on_the_line_between_two_far_apart_and_due_in_proportion() {
+        let a = Target::pose(Vector3::new(0.1, 0.0, 0.2), UnitQuaternion::identity());
+        let turned = UnitQuaternion::from_euler_angles(0.3, 0.0, 0.0);
+        let b = Target::pose(Vector3::new(0.1, 0.045, 0.2), turned);
+        let c = Target::pose(Vector3::new(0.1, 0.05, 0.2), turned);
+        let dense = densify(&[a.clone(), b.clone(), c.clone()], &[1.0, 3.0, 3.5]).unwrap();
+        // 45 mm in 1 cm steps is 5 parts, 0.3 rad in 0.05 rad steps 6:
+        // the turn sets the count. The last two are 5 mm apart: none.
+        assert_eq!(dense.given, vec![0, 6, 7]);
+        assert_eq!(dense.targets[6], b);
+        assert_eq!(dense.targets[7], c);
+        for (k, w) in dense.targets.windows(2).enumerate() {
+            let moved = (w[1].position - w[0].position).norm();
+            let turned = w[0].orientation.turn_to(&w[1].orientation);
+            assert!(
+                moved <= LINE_STEP + 1e-12 && turned <= LINE_TURN + 1e-12,
+                "{k}"
+            );
+            let on_line = (w[1].position - a.position).cross(&(c.position - a.position));
+            assert!(on_line.norm() < 1e-12);
+        }
+        assert!((dense.times[3] - 2.0).abs() < 1e-12, "{:?}", dense.times);
+        assert_eq!(dense.name(6), "point 2 of 3");
+        assert_eq!(dense.name(3), "the line from point 1 to point 2 of 3");
+    }
+
+    #[test]
+    fn a_path_that_comes_to_too_many_points_is_refused_saying_so() {
+        let a = Target::position(Vector3::new(0.1, 0.0, 0.2));
+        let far = Target::position(Vector3::new(1e9, 0.0, 0.2));
+        let e = densify(&[a, far], &[0.0, 1.0]).unwrap_err();
+        assert!(e.contains("more than 12000"), "{e}");
     }
 }

@@ -34,7 +34,8 @@ impl<S: ServoOutput> NodeCore<S> {
             targets.push(target);
         }
         let chain = self.solver.chain();
-        let planning = Planning::new(chain, self.motion.limits(), targets, times, msg.stamp);
+        let planning = Planning::new(chain, self.motion.limits(), &targets, &times, msg.stamp)
+            .map_err(|why| (RejectReason::Invalid, why))?;
         self.end_trajectory();
         self.pending = None;
         self.active = None;
@@ -43,7 +44,7 @@ impl<S: ServoOutput> NodeCore<S> {
         let st = &mut self.status.teach.cartesian;
         st.accepted += 1;
         st.planning = true;
-        (st.solved, st.points) = (0, msg.points.len());
+        (st.solved, st.points, st.between) = (0, msg.points.len(), planning.between());
         (st.solves, st.planned_s, st.largest_step, st.failed) = (0, 0.0, 0.0, None);
         st.speed_share = 0.0;
         self.teach.cartesian = Some(planning);
