@@ -15,10 +15,12 @@
 use super::motion::AxisLimits;
 use super::trajectory::{TrajectoryMsg, TrajectoryPoint};
 use crate::ik::{
-    PathError, PathOptions, PathSearch, PathTiming, Progress, Redundancy, Solver, Target,
+    Clock, Deadline, PathError, PathOptions, PathSearch, PathTiming, Progress, Redundancy, Solver,
+    Target,
 };
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 
 /// The largest change of one joint between two points of a planned path
 /// (rad, or m for a prismatic joint): more is a swing to another branch,
@@ -37,6 +39,13 @@ pub const SPEED_SHARES: [f64; 2] = [0.5, 1.0];
 /// on the shared arms (`arm_ik bench --whole-path` reports the planning
 /// time). Counted, not timed, so a run plans the same way on any machine.
 pub const PATH_SOLVES_PER_TICK: usize = 800;
+
+/// The most of a tick the planning may take, on the node's budget clock.
+/// 800 solves that converge take about 2 ms; one that does not runs to
+/// its own time budget, and 800 such would hold the control loop for
+/// seconds, long enough for a servo board's watchdog to let the arm go.
+/// The path found is the same however the search is split over ticks.
+pub const PATH_TIME_PER_TICK: Duration = Duration::from_millis(8);
 
 /// A Cartesian path: `{"type":"cartesian_path","points":[{"position":[0.2,0,0.1],"time_from_start":1.0}, ...]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,10 +166,18 @@ impl Dense {
 /// `targets` due at `times`, with the points between each two that keep
 /// every step within [`LINE_STEP`] and [`LINE_TURN`], due at times in
 /// proportion; refused when that comes to more than [`MAX_PATH_POINTS`].
-pub fn densify(targets: &[Target], times: &[f64]) -> Result<Dense, String> {
+///
+/// Not between two targets that ask more than an arm of `dof` joints can
+/// give (a full pose for a 5-joint arm): such an arm reaches only some
+/// orientations at each position, and a pose on the line between two it
+/// reaches is mostly not one of them, so the points are taken as given.
+pub fn densify(targets: &[Target], times: &[f64], dof: usize) -> Result<Dense, String> {
     let parts: Vec<usize> = targets
         .windows(2)
         .map(|w| {
+            if w.iter().any(|t| t.constraints() > dof) {
+                return 1;
+            }
             let moved = (w[1].position - w[0].position).norm() / LINE_STEP;
             let turned = w[0].orientation.turn_to(&w[1].orientation) / LINE_TURN;
             // Saturates: a point a light-year away is refused below, not
@@ -226,7 +243,7 @@ impl Planning {
         stamp: f64,
     ) -> Result<Planning, String> {
         Ok(Planning {
-            path: densify(targets, times)?,
+            path: densify(targets, times, chain.dof())?,
             speed: limits[..chain.dof()].iter().map(|l| l.velocity).collect(),
             attempt: 0,
             start: None,
@@ -256,12 +273,15 @@ impl Planning {
         }
     }
 
-    /// One tick's share of the planning at node time `now`, from `start`
+    /// One tick's share of the planning at node time `now` (at most
+    /// [`PATH_SOLVES_PER_TICK`] solves, and [`PATH_TIME_PER_TICK`] on
+    /// `clock`), from `start`
     /// (where the arm is) when it begins: `None` while it goes on, then
     /// the joint trajectory to run, or why there is none.
     pub fn step(
         &mut self,
         solver: &Solver,
+        clock: Clock,
         start: &[f64],
         now: f64,
         status: &mut CartesianStatus,
@@ -284,7 +304,14 @@ impl Planning {
             }
         }
         let (search, solver) = self.search.as_mut().expect("made above");
-        let progress = search.step(solver, PATH_SOLVES_PER_TICK);
+        let deadline = Deadline::start(clock, PATH_TIME_PER_TICK);
+        let mut progress = Ok(Progress::Searching);
+        for _ in 0..PATH_SOLVES_PER_TICK {
+            progress = search.step(solver, 1);
+            if !matches!(progress, Ok(Progress::Searching)) || deadline.passed() {
+                break;
+            }
+        }
         let (solved, _) = search.solved();
         status.solved = self.path.given.partition_point(|&g| g < solved);
         status.planned_s = now - began;
@@ -350,7 +377,7 @@ mod tests {
         let turned = UnitQuaternion::from_euler_angles(0.3, 0.0, 0.0);
         let b = Target::pose(Vector3::new(0.1, 0.045, 0.2), turned);
         let c = Target::pose(Vector3::new(0.1, 0.05, 0.2), turned);
-        let dense = densify(&[a.clone(), b.clone(), c.clone()], &[1.0, 3.0, 3.5]).unwrap();
+        let dense = densify(&[a.clone(), b.clone(), c.clone()], &[1.0, 3.0, 3.5], 6).unwrap();
         // 45 mm in 1 cm steps is 5 parts, 0.3 rad in 0.05 rad steps 6:
         // the turn sets the count. The last two are 5 mm apart: none.
         assert_eq!(dense.given, vec![0, 6, 7]);
@@ -375,7 +402,19 @@ mod tests {
     fn a_path_that_comes_to_too_many_points_is_refused_saying_so() {
         let a = Target::position(Vector3::new(0.1, 0.0, 0.2));
         let far = Target::position(Vector3::new(1e9, 0.0, 0.2));
-        let e = densify(&[a, far], &[0.0, 1.0]).unwrap_err();
+        let e = densify(&[a.clone(), far], &[0.0, 1.0], 6).unwrap_err();
         assert!(e.contains("more than 12000"), "{e}");
+    }
+
+    #[test]
+    fn poses_an_arm_cannot_turn_freely_between_are_taken_as_given() {
+        let a = Target::pose(Vector3::new(0.1, 0.0, 0.2), UnitQuaternion::identity());
+        let b = Target::pose(Vector3::new(0.2, 0.0, 0.2), UnitQuaternion::identity());
+        let five = densify(&[a.clone(), b.clone()], &[0.0, 1.0], 5).unwrap();
+        assert_eq!(five.targets, vec![a.clone(), b.clone()]);
+        // Their positions alone a 5-joint arm can follow on the line.
+        let (a, b) = (Target::position(a.position), Target::position(b.position));
+        let line = densify(&[a, b], &[0.0, 1.0], 5).unwrap();
+        assert_eq!(line.given, vec![0, 10]);
     }
 }

@@ -34,7 +34,8 @@ impl<S: ServoOutput> NodeCore<S> {
             targets.push(target);
         }
         let chain = self.solver.chain();
-        let planning = Planning::new(chain, self.motion.limits(), &targets, &times, msg.stamp)
+        let limits = self.motion.limits();
+        let planning = Planning::new(chain, limits, &targets, &times, msg.stamp)
             .map_err(|why| (RejectReason::Invalid, why))?;
         self.end_trajectory();
         self.pending = None;
@@ -60,7 +61,8 @@ impl<S: ServoOutput> NodeCore<S> {
         let dof = self.layout.dof();
         let start = &self.motion.position()[..dof];
         let st = &mut self.status.teach.cartesian;
-        let Some(done) = planning.step(&self.solver, start, now, st) else {
+        let clock = self.config.budget_clock;
+        let Some(done) = planning.step(&self.solver, clock, start, now, st) else {
             return;
         };
         self.teach.cartesian = None;
