@@ -125,14 +125,27 @@ pub fn check_times(points: &[CartesianPoint]) -> Result<Vec<f64>, String> {
     Ok(times)
 }
 
-/// The farthest the tip moves between two points of a planned path (m).
-/// Given points farther apart get points put in between on the straight
-/// line joining them (their orientations turned the short way round), so
-/// the tip follows the line, not whatever curve the joints make between
-/// two distant points (MoveIt's Cartesian paths step 1 cm by default too).
+/// Two given points farther apart than this (m), or turning the tip
+/// more than [`LINE_SPAN_TURN`], are joined by a straight line: points
+/// are put in between, [`LINE_STEP`] apart, so the tip follows the line,
+/// not whatever curve the joints make between two distant points. Closer
+/// points are joined as the joints move: a recorded or sampled path (a
+/// few centimetres a point at 20 Hz) is followed as given, not bent into
+/// chords between its samples; a chord between two poses sampled near a
+/// wrist's singular pose can need the wrist to turn over, where the path
+/// itself does not (measured: 7 of the UR5's ten 6D track sets failed
+/// with every sample pair joined by lines, none without).
+pub const LINE_SPAN: f64 = 0.05;
+
+/// The turn (rad) beyond which two given points are joined by a line, as
+/// [`LINE_SPAN`] for the position.
+pub const LINE_SPAN_TURN: f64 = 0.25;
+
+/// The farthest the tip moves between two points put on a line (m):
+/// MoveIt's Cartesian paths step 1 cm by default too.
 pub const LINE_STEP: f64 = 0.01;
 
-/// The most the tip turns between two points of a planned path (rad), as
+/// The most the tip turns between two points put on a line (rad), as
 /// [`LINE_STEP`] for the position.
 pub const LINE_TURN: f64 = 0.05;
 
@@ -163,9 +176,10 @@ impl Dense {
     }
 }
 
-/// `targets` due at `times`, with the points between each two that keep
-/// every step within [`LINE_STEP`] and [`LINE_TURN`], due at times in
-/// proportion; refused when that comes to more than [`MAX_PATH_POINTS`].
+/// `targets` due at `times`, with points put between each two more than
+/// [`LINE_SPAN`] or [`LINE_SPAN_TURN`] apart that keep every step within
+/// [`LINE_STEP`] and [`LINE_TURN`], due at times in proportion; refused
+/// when that comes to more than [`MAX_PATH_POINTS`].
 ///
 /// Not between two targets that ask more than an arm of `dof` joints can
 /// give (a full pose for a 5-joint arm): such an arm reaches only some
@@ -178,8 +192,12 @@ pub fn densify(targets: &[Target], times: &[f64], dof: usize) -> Result<Dense, S
             if w.iter().any(|t| t.constraints() > dof) {
                 return 1;
             }
-            let moved = (w[1].position - w[0].position).norm() / LINE_STEP;
-            let turned = w[0].orientation.turn_to(&w[1].orientation) / LINE_TURN;
+            let moved = (w[1].position - w[0].position).norm();
+            let turned = w[0].orientation.turn_to(&w[1].orientation);
+            if moved <= LINE_SPAN && turned <= LINE_SPAN_TURN {
+                return 1;
+            }
+            let (moved, turned) = (moved / LINE_STEP, turned / LINE_TURN);
             // Saturates: a point a light-year away is refused below, not
             // wrapped.
             (moved.max(turned).ceil() as usize).max(1)
@@ -414,7 +432,11 @@ mod tests {
         assert_eq!(five.targets, vec![a.clone(), b.clone()]);
         // Their positions alone a 5-joint arm can follow on the line.
         let (a, b) = (Target::position(a.position), Target::position(b.position));
-        let line = densify(&[a, b], &[0.0, 1.0], 5).unwrap();
+        let line = densify(&[a.clone(), b], &[0.0, 1.0], 5).unwrap();
         assert_eq!(line.given, vec![0, 10]);
+        // Points as close as a path sampled at 20 Hz are joined as given.
+        let near = Target::position(a.position + Vector3::new(0.0, 0.03, 0.0));
+        let sampled = densify(&[a.clone(), near.clone()], &[0.0, 0.05], 5).unwrap();
+        assert_eq!(sampled.targets, vec![a, near]);
     }
 }
