@@ -376,7 +376,7 @@ impl Planning {
 fn describe(path: &Dense, e: PathError) -> String {
     match e {
         PathError::Broken { index, .. } => format!(
-            "{}: no answer within the joint limits reaches it from the path before it with each joint moving at most {PATH_STEP} rad (less where its speed limit allows less between the two points): the line there passes out of reach, through a joint limit, or faster than the joints may move: give it more time, or other points",
+            "{}: no answer was found within the joint limits that reaches it from the path before it with each joint moving at most {PATH_STEP} rad (less where its speed limit allows less between the two points): the path there may pass out of reach, through a joint limit, or faster than the joints may move; give it more time, or other points",
             path.name(index)
         ),
         PathError::Target { index, source } => format!("{}: {source}", path.name(index)),
