@@ -146,7 +146,8 @@ pub struct PathSearch {
     chain: Chain,
     targets: Vec<Target>,
     opts: PathOptions,
-    /// Each joint's bound on the step into each target (the first: none).
+    /// Each joint's bound on the step into each target (the first's only
+    /// weighs its cost).
     bounds: Vec<Vec<f64>>,
     rng: Rng,
     /// The candidates of each target solved so far (the first: the start).
@@ -291,13 +292,11 @@ impl PathSearch {
 /// Each joint's bound on the step into each of `count` targets: its
 /// `max_step`, and with a timing no more than its speed allows in the
 /// time from the target before. The first target's step, from the
-/// start, is not bounded.
+/// start, is not held to its bound, only costed by it (the answers
+/// nearest the arm are preferred).
 fn step_bounds(opts: &PathOptions, count: usize) -> Result<Vec<Vec<f64>>, PathError> {
     let dof = opts.max_step.len();
-    let mut bounds = vec![vec![f64::INFINITY; dof]; count];
-    for b in &mut bounds[1..] {
-        b.clone_from(&opts.max_step);
-    }
+    let mut bounds = vec![opts.max_step.clone(); count];
     let Some(timing) = &opts.timing else {
         return Ok(bounds);
     };

@@ -37,7 +37,9 @@ pub const SPEED_SHARES: [f64; 2] = [0.5, 1.0];
 
 /// Solves a tick spends planning a path: about 1.5 ms of a 20 ms period
 /// on the shared arms (`arm_ik bench --whole-path` reports the planning
-/// time). Counted, not timed, so a run plans the same way on any machine.
+/// time). Counted, so a run plans at the same pace on any machine; the
+/// time cap, [`PATH_TIME_PER_TICK`], binds only where solves do not
+/// converge.
 pub const PATH_SOLVES_PER_TICK: usize = 800;
 
 /// The most of a tick the planning may take, on the node's budget clock.
@@ -133,8 +135,10 @@ pub fn check_times(points: &[CartesianPoint]) -> Result<Vec<f64>, String> {
 /// few centimetres a point at 20 Hz) is followed as given, not bent into
 /// chords between its samples; a chord between two poses sampled near a
 /// wrist's singular pose can need the wrist to turn over, where the path
-/// itself does not (measured: 7 of the UR5's ten 6D track sets failed
-/// with every sample pair joined by lines, none without).
+/// itself does not (measured: with every sample pair joined by lines, 6
+/// of the UR5's ten 6D track sets and 3 of its five 5D ones could not be
+/// planned; without, all were: benches/README.md, "Ten seeds given
+/// whole").
 pub const LINE_SPAN: f64 = 0.05;
 
 /// The turn (rad) beyond which two given points are joined by a line, as
@@ -150,7 +154,7 @@ pub const LINE_STEP: f64 = 0.01;
 pub const LINE_TURN: f64 = 0.05;
 
 /// The most points a path may have with those put in between: ten minutes
-/// at 20 Hz (planning it takes about a minute of ticks).
+/// at 20 Hz (planning it takes about half a minute of ticks).
 pub const MAX_PATH_POINTS: usize = 12_000;
 
 /// A path with points put in between its given ones ([`LINE_STEP`]).
@@ -293,9 +297,9 @@ impl Planning {
 
     /// One tick's share of the planning at node time `now` (at most
     /// [`PATH_SOLVES_PER_TICK`] solves, and [`PATH_TIME_PER_TICK`] on
-    /// `clock`), from `start`
-    /// (where the arm is) when it begins: `None` while it goes on, then
-    /// the joint trajectory to run, or why there is none.
+    /// `clock`), from `start` (where the arm is) when it begins: `None`
+    /// while it goes on, then the joint trajectory to run, or why there is
+    /// none.
     pub fn step(
         &mut self,
         solver: &Solver,
