@@ -192,6 +192,44 @@ fn two_points_far_apart_are_joined_by_a_straight_line_the_tip_keeps_to() {
 }
 
 #[test]
+fn a_path_faster_than_half_the_speed_limits_uses_the_least_share_that_finds_one() {
+    let chain = arm();
+    let start = joints_at(&chain, 0.0);
+    let slowest = {
+        let core = node(&chain, &start);
+        core.core().motion().limits()[..chain.dof()]
+            .iter()
+            .map(|l| l.velocity)
+            .fold(f64::INFINITY, f64::min)
+    };
+    // `joints_at` turns each joint at up to 0.2 rad/s; run it so that
+    // the fastest turns at 0.4 of the slowest joint's limit. The answers
+    // to its positions (the arm has two joints to spare for them) turn
+    // some joints faster than the path's: no path keeps to half.
+    let pace = 0.4 * slowest / 0.2;
+    let mut msg = path(&chain);
+    for p in &mut msg.points {
+        p.time_from_start /= pace;
+    }
+    let mut n = node(&chain, &start);
+    n.push_command(Command::CartesianPath(msg));
+    for k in 0..2000 {
+        n.tick(k as f64 * DT);
+        if !n.core().status().teach.cartesian.planning {
+            break;
+        }
+    }
+    let st = &n.core().status().teach.cartesian;
+    assert_eq!(st.failed, None, "{st:?}");
+    // Not half (no path keeps to it), and not all of it.
+    assert!(
+        st.speed_share > 0.5 && st.speed_share < 1.0,
+        "planned at {} of the speed limits",
+        st.speed_share
+    );
+}
+
+#[test]
 fn a_path_with_a_bad_point_is_refused_naming_the_point() {
     let chain = arm();
     let mut core = NodeCore::from_settings(&chain, &NodeSettings::default()).unwrap();

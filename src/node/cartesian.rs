@@ -30,10 +30,14 @@ pub const PATH_STEP: f64 = 0.1;
 /// The shares of each joint's speed limit a planned path may use between
 /// two points, tried in turn. Half first: the rest is left for rounding
 /// the corners within the acceleration limits and for catching up, so
-/// the arm keeps to the path's times instead of trailing them. All of it
-/// when no continuous path keeps to half: the arm may then trail the
-/// path's times where it is fast, but never swings across.
-pub const SPEED_SHARES: [f64; 2] = [0.5, 1.0];
+/// the arm keeps to the path's times instead of trailing them. When no
+/// continuous path keeps to half, the least share that finds one, a
+/// tenth at a time: the more of the limit a path uses, the more the arm
+/// trails its times where it is fast (it never swings across). Measured:
+/// going straight to all of it, the Panda trailed a position track of
+/// seed 7 by 101 mm; with tenths, 44 mm (benches/README.md, "Ten seeds
+/// given whole").
+pub const SPEED_SHARES: [f64; 6] = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 
 /// Solves a tick spends planning a path: about 1.5 ms of a 20 ms period
 /// on the shared arms (`arm_ik bench --whole-path` reports the planning
