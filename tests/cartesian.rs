@@ -70,17 +70,7 @@ fn the_arm_holds_while_the_path_is_planned_then_passes_every_point_at_its_time()
     let mut n = node(&chain, &start);
     let msg = path(&chain);
     n.push_command(Command::CartesianPath(msg.clone()));
-    let mut k = 0;
-    loop {
-        n.tick(k as f64 * DT);
-        k += 1;
-        let st = &n.core().status().teach.cartesian;
-        if !st.planning {
-            assert_eq!(st.failed, None);
-            break;
-        }
-        assert!(k < 500, "still planning after {k} ticks: {st:?}");
-    }
+    let k = plan(&mut n, 500);
     let st = n.core().status().teach.cartesian.clone();
     assert_eq!((st.accepted, st.solved, st.points), (1, 80, 80));
     assert!(st.largest_step <= 0.1, "{st:?}");
@@ -121,6 +111,22 @@ fn the_arm_holds_while_the_path_is_planned_then_passes_every_point_at_its_time()
     assert!(!n.core().busy(), "still busy after the path's end");
 }
 
+/// Ticks `n` from 0 until the path it was given is planned, within
+/// `max_ticks`, and planned without failing; the ticks run.
+fn plan(n: &mut MemoryNode, max_ticks: usize) -> usize {
+    let mut k = 0;
+    loop {
+        n.tick(k as f64 * DT);
+        k += 1;
+        let st = &n.core().status().teach.cartesian;
+        if !st.planning {
+            assert_eq!(st.failed, None, "{st:?}");
+            return k;
+        }
+        assert!(k < max_ticks, "still planning after {k} ticks: {st:?}");
+    }
+}
+
 /// Runs `msg` on the node from `start` until the path is planned, then
 /// `seconds` more; the joint states from the tick planning ended, and that
 /// tick's time.
@@ -132,14 +138,7 @@ fn run_planned(
 ) -> (Vec<arm_ik::node::JointState>, f64) {
     let mut n = node(chain, start);
     n.push_command(Command::CartesianPath(msg));
-    let mut k = 0;
-    while n.core().status().teach.cartesian.planning || k == 0 {
-        n.tick(k as f64 * DT);
-        k += 1;
-        assert!(k < 500, "still planning after {k} ticks");
-    }
-    let st = n.core().status().teach.cartesian.clone();
-    assert_eq!(st.failed, None, "{st:?}");
+    let k = plan(&mut n, 500);
     n.drain_joint_states();
     let began = (k - 1) as f64 * DT;
     for j in k..k + (seconds / DT) as usize {
@@ -213,14 +212,8 @@ fn a_path_faster_than_half_the_speed_limits_uses_the_least_share_that_finds_one(
     }
     let mut n = node(&chain, &start);
     n.push_command(Command::CartesianPath(msg));
-    for k in 0..2000 {
-        n.tick(k as f64 * DT);
-        if !n.core().status().teach.cartesian.planning {
-            break;
-        }
-    }
+    plan(&mut n, 2000);
     let st = &n.core().status().teach.cartesian;
-    assert_eq!(st.failed, None, "{st:?}");
     // Not half (no path keeps to it), and not all of it.
     assert!(
         st.speed_share > 0.5 && st.speed_share < 1.0,
