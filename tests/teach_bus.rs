@@ -203,14 +203,32 @@ fn a_trajectory_on_the_bus_reaches_its_point_in_time_and_a_late_one_within_the_l
         "at 1 s: {at_1}"
     );
     // On the bus (servo ticks: zero 2048, the shoulder, id 2, reversed):
-    // the servos were sent point 1, and point 2 in the end.
+    // the servos were sent point 1, and point 2 in the end. The link
+    // writes the latest command at its own pace, so on a busy machine the
+    // write of point 1's tick may carry the next tick's command: within
+    // a tick's motion or two (the elbow 0.016 rad a tick before point 1,
+    // 0.04 after it).
     let shoulder = timed_goals(&sim, 2);
     let elbow = timed_goals(&sim, 3);
-    let sent_1 = shoulder.iter().zip(&elbow).any(|(s, e)| {
-        ((2048.0 - s.1) / SCALE - 0.4).abs() < 2.0 / SCALE
-            && ((e.1 - 2048.0) / SCALE - 0.8).abs() < 2.0 / SCALE
-    });
-    assert!(sent_1, "point 1 never written to the servos");
+    let nearest_elbow = |t: f64| {
+        elbow
+            .iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|e| (e.1 - 2048.0) / SCALE)
+            .expect("no goal written to the elbow")
+    };
+    let (s1, e1) = shoulder
+        .iter()
+        .map(|&(t, g)| ((2048.0 - g) / SCALE, nearest_elbow(t)))
+        .min_by(|a, b| {
+            let off = |p: &(f64, f64)| (p.0 - 0.4).abs() + (p.1 - 0.8).abs();
+            off(a).total_cmp(&off(b))
+        })
+        .expect("no goal written to the shoulder");
+    assert!(
+        (s1 - 0.4).abs() < 0.02 && (e1 - 0.8).abs() < 0.04,
+        "point 1 never written to the servos: nearest were {s1:.3}, {e1:.3} rad"
+    );
     let last = elbow.last().unwrap().1;
     assert!(
         ((last - 2048.0) / SCALE - 1.9).abs() < 2.0 / SCALE,
