@@ -5,8 +5,11 @@
 //! a jump or a lag to its cause (benches/README.md, Track sets).
 //!
 //! ```text
-//! cargo run --release --example track_trace -- <set.json> <path> [from_s to_s [every]]
+//! cargo run --release --example track_trace -- [--whole] <set.json> <path> [from_s to_s [every]]
 //! ```
+//!
+//! `--whole` gives the path as one Cartesian path (`arm_ik bench
+//! --whole-path`): planned, then run, its times from when it moves.
 //!
 //! Rows: time, sample, the largest joint change since the previous answer
 //! (rad), the tip's lag behind the latest target (mm), the smallest
@@ -32,9 +35,16 @@ struct Row {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let feed = match args.iter().position(|a| a == "--whole") {
+        Some(i) => {
+            args.remove(i);
+            Feed::Whole
+        }
+        None => Feed::Stream,
+    };
     let (Some(file), Some(path)) = (args.first(), args.get(1)) else {
-        anyhow::bail!("usage: track_trace <set.json> <path> [from_s to_s [every]]");
+        anyhow::bail!("usage: track_trace [--whole] <set.json> <path> [from_s to_s [every]]");
     };
     let set = TargetSet::load(file)?;
     let path: usize = path.parse()?;
@@ -53,7 +63,7 @@ fn main() -> anyhow::Result<()> {
         ..settings.node_config(&chain)?
     };
     let mut core = NodeCore::with_virtual_servos(&chain, solver, common, config)?;
-    let rows = replay(&mut core, &set, path);
+    let rows = replay(&mut core, &set, path, feed);
     let jumps: Vec<usize> = (0..rows.len())
         .filter(|&i| rows[i].step > STEP_LIMIT)
         .collect();
@@ -101,16 +111,17 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The path streamed into the core by `node::track::replay_track_with`,
-/// as the bench streams it: one row per answer.
+/// The path given to the core by `node::track::replay_track_with`, as
+/// the bench gives it: one row per answer.
 fn replay<S: arm_ik::servo::ServoOutput>(
     core: &mut NodeCore<S>,
     set: &TargetSet,
     path: usize,
+    feed: Feed,
 ) -> Vec<Row> {
     let mut rows = Vec::new();
     let stop = AtomicBool::new(false);
-    replay_track_with(core, set, path, &stop, Feed::Stream, |a| {
+    replay_track_with(core, set, path, &stop, feed, |a| {
         rows.push(Row {
             t: a.t,
             sample: a.sample,

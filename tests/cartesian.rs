@@ -273,3 +273,54 @@ fn a_target_given_while_the_path_is_planned_replaces_it() {
     let last = n.drain_joint_states().pop().unwrap();
     assert!((tip(&chain, &last.position) - goal).norm() < 1e-3);
 }
+
+/// A path dipping through the floor (the default workspace's, at the base
+/// link's lowest point): the planner keeps only answers clear of
+/// collisions, so it refuses the path before the arm moves, naming the
+/// part of the path and the pair. (Planned without the check, the path
+/// ran until the guard stopped the arm short of the floor, partway.)
+#[test]
+fn a_path_through_the_floor_is_refused_before_the_arm_moves_naming_the_pair() {
+    let chain = arm();
+    let start = joints_at(&chain, 0.0);
+    // Down from above the floor to 2 cm under it, 15 cm in front of the
+    // base (within reach), and up again.
+    let a = nalgebra::Vector3::new(0.15, 0.0, 0.18);
+    let point = |p: [f64; 3], t| CartesianPoint {
+        position: p,
+        orientation: None,
+        time_from_start: t,
+    };
+    let msg = CartesianPathMsg {
+        stamp: 0.0,
+        frame_id: String::new(),
+        points: vec![
+            point([a.x, a.y, a.z], 0.5),
+            point([a.x, a.y, -0.02], 3.0),
+            point([a.x, a.y, a.z], 5.5),
+        ],
+    };
+    let mut n = node(&chain, &start);
+    n.push_command(Command::CartesianPath(msg));
+    let mut k = 0;
+    while n.core().status().teach.cartesian.planning || k == 0 {
+        n.tick(k as f64 * DT);
+        k += 1;
+        assert!(k < 3000, "still planning");
+    }
+    let st = &n.core().status().teach.cartesian;
+    let why = st.failed.as_deref().expect("planned through the floor");
+    assert!(
+        why.starts_with("the line from point 1 to point 2 of 3: ")
+            && why.contains("in collision")
+            && why.contains("vs floor"),
+        "{why}"
+    );
+    for js in n.drain_joint_states() {
+        let moved = js.position[..5]
+            .iter()
+            .zip(&start)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(moved < 1e-9, "moved {moved} rad");
+    }
+}

@@ -224,6 +224,10 @@ impl Admissible for Clear<'_> {
         }
     }
 
+    fn refusal(&self) -> Option<String> {
+        self.refused().map(|n| self.world.describe(&n))
+    }
+
     /// The closest pair's distance less the margin and its gradient, from
     /// one query ([`World::distance_gradient`]), when it is within `band`
     /// of the margin.

@@ -42,8 +42,8 @@ pub use metric::{
 };
 pub use orientation::{Orientation, OrientationMode, Pointing, direction_from_xyz};
 pub use path::{
-    PathError, PathOptions, PathSearch, PathSolution, PathTiming, Progress, largest_step,
-    solve_path,
+    PathError, PathOptions, PathSearch, PathSolution, PathTiming, Progress, Unchecked,
+    largest_step, solve_path,
 };
 pub use rng::Rng;
 pub use solution::{Reason, Solution, SolveStatus};
@@ -358,6 +358,12 @@ pub trait Admissible {
     /// [`JacobianOptions::clearance_band`]). `None` (the default): the
     /// check measures no distance, or nothing comes within the band.
     fn clearance(&mut self, _q: &[f64], _band: f64, _gradient: &mut [f64]) -> Option<f64> {
+        None
+    }
+    /// What refused the most answers that reached their target, said for
+    /// a user (the pair in collision), if any was refused: so a caller
+    /// that only holds the check can say why.
+    fn refusal(&self) -> Option<String> {
         None
     }
 }

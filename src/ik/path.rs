@@ -17,11 +17,17 @@
 //! count. The candidates kept are spread out (farthest first), so a
 //! branch that ends at a limit does not take all the others with it. At
 //! the end the surviving candidate with the shortest joint path is
-//! traced back. Every answer is one the solver converged on, within the
-//! joint limits, each a step within `max_step` of the one before.
+//! traced back, and smoothed along the self-motion (`smooth`: picked
+//! among jittered candidates, neighbouring answers zig-zag a little,
+//! which the arm's acceleration limits turn into lag). Every answer is
+//! one the solver converged on, within the joint limits, each a step
+//! within `max_step` of the one before.
 
-use super::{IkError, Rng, Solver, Target};
+mod smooth;
+
+use super::{Admissible, IkError, Rng, Solver, Target};
 use crate::model::{Chain, JointKind, wrap_angle};
+use smooth::Smoothing;
 
 /// How widely [`solve_path`] searches.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +48,9 @@ pub struct PathOptions {
     pub timing: Option<PathTiming>,
     /// Seeds the jitter, so a path is always solved the same way.
     pub rng_seed: u64,
+    /// Sweeps of smoothing over the path found (`smooth`): each solves
+    /// every inner target once more.
+    pub smooth_sweeps: usize,
 }
 
 /// The targets' times and the joints' speed limits (see
@@ -64,6 +73,7 @@ impl PathOptions {
             max_step: vec![step; chain.dof()],
             timing: None,
             rng_seed: 1,
+            smooth_sweeps: 4,
         }
     }
 }
@@ -95,6 +105,13 @@ pub enum PathError {
         "target {index} of {count}: no answer within the joint limits reaches it continuously from the path before it"
     )]
     Broken { index: usize, count: usize },
+    /// As [`PathError::Broken`], and answers that would have continued
+    /// the path were refused by the check ([`Admissible`]: in collision,
+    /// in the application).
+    #[error(
+        "target {index} of {count}: every answer that reaches it continuously from the path before it is refused by the check"
+    )]
+    Inadmissible { index: usize, count: usize },
     #[error("max_step has {got} values for {expected} joints")]
     StepCount { expected: usize, got: usize },
     #[error("timing: {got} {what} for {expected}")]
@@ -128,8 +145,19 @@ pub fn solve_path(
     opts: PathOptions,
 ) -> Result<PathSolution, PathError> {
     let mut search = PathSearch::new(solver.chain(), targets, start, opts)?;
-    while search.step(solver, usize::MAX)? == Progress::Searching {}
+    while search.step(solver, usize::MAX, &mut Unchecked)? == Progress::Searching {}
     Ok(search.finish())
+}
+
+/// Admits every answer: a search with nothing to check but the joint
+/// limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unchecked;
+
+impl Admissible for Unchecked {
+    fn admits(&mut self, _q: &[f64], _reaches: bool) -> bool {
+        true
+    }
 }
 
 /// Whether a [`PathSearch`] has more to do.
@@ -156,6 +184,11 @@ pub struct PathSearch {
     /// last layer, and which of its solves, it goes on.
     next: Vec<Node>,
     at: (usize, usize),
+    /// Whether the check refused an answer that would have continued the
+    /// path into the layer being built.
+    refused: bool,
+    /// Once every target has candidates: the cheapest path, smoothing.
+    smoothing: Option<Smoothing>,
     solves: usize,
 }
 
@@ -190,6 +223,8 @@ impl PathSearch {
             layers: vec![vec![root]],
             next: Vec::new(),
             at: (0, 0),
+            refused: false,
+            smoothing: None,
             solves: 0,
         })
     }
@@ -199,22 +234,46 @@ impl PathSearch {
         (self.layers.len() - 1, self.targets.len())
     }
 
-    /// Runs at most `budget` solves (at least one) of the search.
-    pub fn step(&mut self, solver: &mut Solver, budget: usize) -> Result<Progress, PathError> {
+    /// Runs at most `budget` solves (at least one) of the search. Only
+    /// answers `check` admits are kept (in the node: clear of
+    /// collisions), so where some of the self-motion collides the path
+    /// goes through the rest of it.
+    pub fn step(
+        &mut self,
+        solver: &mut Solver,
+        budget: usize,
+        check: &mut dyn Admissible,
+    ) -> Result<Progress, PathError> {
         let mut left = budget.max(1);
-        while self.layers.len() <= self.targets.len() {
+        loop {
+            if self.layers.len() > self.targets.len() && self.smoothing.is_none() {
+                let sweeps = self.opts.smooth_sweeps;
+                self.smoothing = Some(Smoothing::new(self.cheapest(), sweeps));
+            }
+            if self.smoothing.as_ref().is_some_and(Smoothing::done) {
+                return Ok(Progress::Done);
+            }
             if left == 0 {
                 return Ok(Progress::Searching);
             }
             left -= 1;
-            self.solve_one(solver)?;
+            match &mut self.smoothing {
+                Some(s) => {
+                    self.solves += 1;
+                    s.one(&self.chain, solver, &self.targets, &self.bounds, check)?;
+                }
+                None => self.solve_one(solver, check)?,
+            }
         }
-        Ok(Progress::Done)
     }
 
     /// One solve of the layer being built; a finished layer is spread and
     /// kept.
-    fn solve_one(&mut self, solver: &mut Solver) -> Result<(), PathError> {
+    fn solve_one(
+        &mut self,
+        solver: &mut Solver,
+        check: &mut dyn Admissible,
+    ) -> Result<(), PathError> {
         let index = self.layers.len() - 1;
         let (parent, j) = self.at;
         let from = &self.layers[index][parent];
@@ -232,7 +291,9 @@ impl PathSearch {
         let from = &self.layers[index][parent];
         let bound = &self.bounds[index];
         let continuous = index == 0 || within(&self.chain, &from.q, &s.q, bound);
-        if s.status.is_converged() && continuous {
+        if s.status.is_converged() && continuous && !check.admits(&s.q, true) {
+            self.refused = true;
+        } else if s.status.is_converged() && continuous {
             self.next.push(Node {
                 cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound),
                 q: s.q,
@@ -248,25 +309,41 @@ impl PathSearch {
             return Ok(());
         }
         self.at = (0, 0);
+        let count = self.targets.len();
         if self.next.is_empty() {
-            return Err(PathError::Broken {
-                index,
-                count: self.targets.len(),
+            return Err(match self.refused {
+                true => PathError::Inadmissible { index, count },
+                false => PathError::Broken { index, count },
             });
         }
+        self.refused = false;
         let layer = spread(&self.chain, &self.opts, std::mem::take(&mut self.next));
         self.layers.push(layer);
         Ok(())
     }
 
     /// The path found: the surviving candidate with the shortest joint
-    /// path, traced back. Call once [`PathSearch::step`] said
-    /// [`Progress::Done`].
+    /// path, traced back and smoothed. Call once [`PathSearch::step`]
+    /// said [`Progress::Done`].
     pub fn finish(self) -> PathSolution {
-        assert!(
-            self.layers.len() > self.targets.len(),
-            "PathSearch::finish before the search was done"
-        );
+        let q = match self.smoothing {
+            Some(s) if s.done() => s.q,
+            _ => panic!("PathSearch::finish before the search was done"),
+        };
+        let largest_step = q
+            .windows(2)
+            .map(|w| largest_step(&self.chain, &w[0], &w[1]))
+            .fold(0.0, f64::max);
+        PathSolution {
+            q,
+            largest_step,
+            solves: self.solves,
+        }
+    }
+
+    /// The surviving candidate of the last target with the shortest joint
+    /// path, traced back to the first target.
+    fn cheapest(&self) -> Vec<Vec<f64>> {
         let last = &self.layers[self.layers.len() - 1];
         let mut k = (0..last.len())
             .min_by(|&a, &b| last[a].cost.total_cmp(&last[b].cost))
@@ -277,15 +354,7 @@ impl PathSearch {
             k = layer[k].parent;
         }
         q.reverse();
-        let largest_step = q
-            .windows(2)
-            .map(|w| largest_step(&self.chain, &w[0], &w[1]))
-            .fold(0.0, f64::max);
-        PathSolution {
-            q,
-            largest_step,
-            solves: self.solves,
-        }
+        q
     }
 }
 
@@ -422,183 +491,4 @@ pub fn largest_step(chain: &Chain, a: &[f64], b: &[f64]) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ik::{Common, SolverConfig, SolverKind};
-
-    fn arm() -> Chain {
-        let urdf = concat!(env!("CARGO_MANIFEST_DIR"), "/urdf/arm.urdf");
-        Chain::from_urdf_file(urdf, None, None).unwrap()
-    }
-
-    /// The tip's positions along a slow joint-space path of the project
-    /// arm (200 points), with the configuration it starts in.
-    fn path(chain: &Chain) -> (Vec<Target>, Vec<f64>) {
-        let mid = chain.mid_configuration();
-        let q = |k: usize| -> Vec<f64> {
-            let t = k as f64 * 0.05;
-            mid.iter()
-                .enumerate()
-                .map(|(i, m)| m + 0.5 * (0.3 * t + i as f64).sin())
-                .collect()
-        };
-        let targets = (0..200)
-            .map(|k| Target::position(chain.fk(&q(k)).translation.vector))
-            .collect();
-        (targets, q(0))
-    }
-
-    fn solver(chain: &Chain) -> Solver {
-        let config = SolverConfig::default_for(SolverKind::Jacobian);
-        Solver::new(chain, config, Common::default()).unwrap()
-    }
-
-    #[test]
-    fn a_path_known_whole_is_solved_continuously_through_every_point() {
-        let chain = arm();
-        let (targets, start) = path(&chain);
-        let mut opts = PathOptions::with_step(&chain, 0.1);
-        opts.max_step[2] = 0.03;
-        let found = solve_path(&mut solver(&chain), targets.clone(), &start, opts.clone()).unwrap();
-        assert_eq!(found.q.len(), targets.len());
-        for (k, (q, t)) in found.q.iter().zip(&targets).enumerate() {
-            let off = (chain.fk(q).translation.vector - t.position).norm();
-            assert!(off < 1e-4, "point {k}: {off} m off");
-            assert!(
-                q.iter()
-                    .zip(&chain.joints)
-                    .all(|(x, j)| (j.limits.lower..=j.limits.upper).contains(x))
-            );
-        }
-        for w in found.q.windows(2) {
-            assert!(within(&chain, &w[0], &w[1], &opts.max_step), "{w:?}");
-        }
-        assert!(found.largest_step <= 0.1);
-    }
-
-    /// The project arm along a joint path whose pace changes: points
-    /// `k < 100` a short step apart and `0.005` s, the rest eight times
-    /// that step and `0.05` s apart.
-    fn paced_path(chain: &Chain) -> (Vec<Target>, Vec<f64>, Vec<f64>) {
-        let mid = chain.mid_configuration();
-        let q = |k: usize| -> Vec<f64> {
-            let s = if k < 100 {
-                0.25 * k as f64
-            } else {
-                25.0 + 2.0 * (k - 100) as f64
-            };
-            let t = s * 0.05;
-            mid.iter()
-                .enumerate()
-                .map(|(i, m)| m + 0.5 * (0.3 * t + i as f64).sin())
-                .collect()
-        };
-        let times = (0..200)
-            .map(|k| {
-                if k < 100 {
-                    0.005 * k as f64
-                } else {
-                    0.5 + 0.05 * (k - 100) as f64
-                }
-            })
-            .collect();
-        let targets = (0..200)
-            .map(|k| Target::position(chain.fk(&q(k)).translation.vector))
-            .collect();
-        (targets, times, q(0))
-    }
-
-    #[test]
-    fn each_step_is_bounded_by_the_speed_over_its_own_time() {
-        let chain = arm();
-        let (targets, times, start) = paced_path(&chain);
-        let speed = vec![1.0; chain.dof()];
-        let timed = PathOptions {
-            timing: Some(PathTiming {
-                times: times.clone(),
-                speed: speed.clone(),
-            }),
-            ..PathOptions::with_step(&chain, 0.1)
-        };
-        // As the node searches: the candidates try the self-motion.
-        let mut s = solver(&chain);
-        s.set_redundancy(crate::ik::Redundancy::Off);
-        let found = solve_path(&mut s, targets.clone(), &start, timed).unwrap();
-        for (k, w) in found.q.windows(2).enumerate() {
-            let gap = times[k + 1] - times[k];
-            let step = largest_step(&chain, &w[0], &w[1]);
-            assert!(
-                step <= gap * speed[0] + 1e-12,
-                "step {k}: {step} rad in {gap} s"
-            );
-        }
-        // The slow part's pace is too tight for the fast part's steps: a
-        // single bound for the whole path, from its closest two points,
-        // finds no path.
-        let one_bound = PathOptions::with_step(&chain, 0.005);
-        let e = solve_path(&mut s, targets.clone(), &start, one_bound).unwrap_err();
-        assert!(
-            matches!(e, PathError::Broken { index, .. } if index >= 100),
-            "{e}"
-        );
-        let mut late = times;
-        late[7] = late[6];
-        let bad = PathOptions {
-            timing: Some(PathTiming { times: late, speed }),
-            ..PathOptions::with_step(&chain, 0.1)
-        };
-        let e = PathSearch::new(&chain, targets, &start, bad).unwrap_err();
-        assert!(matches!(e, PathError::TimeOrder { index: 7, .. }), "{e}");
-    }
-
-    #[test]
-    fn a_point_out_of_reach_breaks_the_path_there() {
-        let chain = arm();
-        let (mut targets, start) = path(&chain);
-        targets[50] = Target::position(nalgebra::Vector3::new(5.0, 0.0, 0.0));
-        let opts = PathOptions::with_step(&chain, 0.1);
-        let e = solve_path(&mut solver(&chain), targets, &start, opts).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                PathError::Broken {
-                    index: 50,
-                    count: 200
-                }
-            ),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_search_a_few_solves_at_a_time_finds_the_same_path() {
-        let chain = arm();
-        let (targets, start) = path(&chain);
-        let opts = PathOptions::with_step(&chain, 0.1);
-        let mut s = solver(&chain);
-        let whole = solve_path(&mut s, targets.clone(), &start, opts.clone()).unwrap();
-        let mut search = PathSearch::new(&chain, targets, &start, opts).unwrap();
-        let mut calls = 0;
-        while search.step(&mut s, 100).unwrap() == Progress::Searching {
-            calls += 1;
-        }
-        assert!(calls > 10, "{calls}");
-        assert_eq!(search.finish(), whole);
-    }
-
-    #[test]
-    fn an_empty_path_and_a_step_per_joint_missing_are_refused() {
-        let chain = arm();
-        let opts = PathOptions::with_step(&chain, 0.1);
-        let start = chain.mid_configuration();
-        let e = PathSearch::new(&chain, Vec::new(), &start, opts.clone()).unwrap_err();
-        assert!(matches!(e, PathError::Empty), "{e}");
-        let short = PathOptions {
-            max_step: vec![0.1; 2],
-            ..opts
-        };
-        let (targets, _) = path(&chain);
-        let e = PathSearch::new(&chain, targets, &start, short).unwrap_err();
-        assert_eq!(e.to_string(), "max_step has 2 values for 5 joints");
-    }
-}
+mod tests;

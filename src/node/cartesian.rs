@@ -8,15 +8,16 @@
 //! across later (benches/README.md, "Why no rule that solves target by
 //! target meets the goal on every path"). A path given whole is solved
 //! whole instead ([`crate::ik::PathSearch`], a few hundred solves a tick
-//! so no tick is missed), and the joint path found, every step of it
-//! within [`PATH_STEP`], runs as a joint trajectory: on time, within
-//! every joint limit, through the collision check like any motion.
+//! so no tick is missed), through answers the collision check admits,
+//! and the joint path found, every step of it within [`PATH_STEP`], runs
+//! as a joint trajectory: on time, within every joint limit, through the
+//! collision guard like any motion.
 
 use super::motion::AxisLimits;
 use super::trajectory::{TrajectoryMsg, TrajectoryPoint};
 use crate::ik::{
-    Clock, Deadline, PathError, PathOptions, PathSearch, PathTiming, Progress, Redundancy, Solver,
-    Target,
+    Admissible, Clock, Deadline, PathError, PathOptions, PathSearch, PathTiming, Progress,
+    Redundancy, Solver, Target,
 };
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
@@ -303,13 +304,15 @@ impl Planning {
     /// [`PATH_SOLVES_PER_TICK`] solves, and [`PATH_TIME_PER_TICK`] on
     /// `clock`), from `start` (where the arm is) when it begins: `None`
     /// while it goes on, then the joint trajectory to run, or why there is
-    /// none.
+    /// none. Only answers `check` admits (clear of collisions) are on the
+    /// path.
     pub fn step(
         &mut self,
         solver: &Solver,
         clock: Clock,
         start: &[f64],
         now: f64,
+        check: &mut dyn Admissible,
         status: &mut CartesianStatus,
     ) -> Option<Result<TrajectoryMsg, String>> {
         let began = *self.began.get_or_insert(now);
@@ -333,7 +336,7 @@ impl Planning {
         let deadline = Deadline::start(clock, PATH_TIME_PER_TICK);
         let mut progress = Ok(Progress::Searching);
         for _ in 0..PATH_SOLVES_PER_TICK {
-            progress = search.step(solver, 1);
+            progress = search.step(solver, 1, check);
             if !matches!(progress, Ok(Progress::Searching)) || deadline.passed() {
                 break;
             }
@@ -344,12 +347,14 @@ impl Planning {
         status.speed_share = SPEED_SHARES[self.attempt];
         match progress {
             Ok(Progress::Searching) => None,
-            Err(PathError::Broken { .. }) if self.attempt + 1 < SPEED_SHARES.len() => {
+            Err(PathError::Broken { .. } | PathError::Inadmissible { .. })
+                if self.attempt + 1 < SPEED_SHARES.len() =>
+            {
                 self.attempt += 1;
                 self.search = None;
                 None
             }
-            Err(e) => Some(Err(describe(&self.path, e))),
+            Err(e) => Some(Err(describe(&self.path, e, check.refusal()))),
             Ok(Progress::Done) => {
                 let found = self.search.take().expect("searching").0.finish();
                 status.solves = found.solves;
@@ -380,9 +385,15 @@ impl Planning {
 }
 
 /// A planning failure as the status says it, naming the point as the
-/// user gave it ([`Dense::name`]).
-fn describe(path: &Dense, e: PathError) -> String {
+/// user gave it ([`Dense::name`]) and, when the collision check refused
+/// the answers there, the pair (`refusal`).
+fn describe(path: &Dense, e: PathError, refusal: Option<String>) -> String {
     match e {
+        PathError::Inadmissible { index, .. } => format!(
+            "{}: every answer that reaches it from the path before it is in collision ({}); move the point, or the obstacle",
+            path.name(index),
+            refusal.as_deref().unwrap_or("a checked pair")
+        ),
         PathError::Broken { index, .. } => format!(
             "{}: no answer was found within the joint limits that reaches it from the path before it with each joint moving at most {PATH_STEP} rad (less where its speed limit allows less between the two points): the path there may pass out of reach, through a joint limit, or faster than the joints may move; give it more time, or other points",
             path.name(index)

@@ -156,7 +156,8 @@ pub fn path_message(set: &TargetSet, samples: &[Sample]) -> CartesianPathMsg {
 }
 
 /// One answer the core followed during [`replay_track_with`], as its
-/// observer sees it at the tick that solved it.
+/// observer sees it at the tick that solved it; fed whole, every tick of
+/// the planned path's run, its goal as the answer.
 #[derive(Debug)]
 pub struct TrackAnswer<'a> {
     /// Node time (s) and the latest sample published by then.
@@ -296,26 +297,35 @@ pub fn replay_track_with<S: ServoOutput>(
                 f.worst_lag_at = now;
             }
         }
-        if let Some(out) = &tick.solve {
-            solve_times.push(took);
-            if let SolveOutcome::Reached { .. } = out {
+        // Streamed, each answer reached; whole, each tick's goal (no solves
+        // while a planned path runs: the path's joints at that time).
+        let answered = match (feed, &tick.solve) {
+            (Feed::Whole, _) => true,
+            (Feed::Stream, Some(out)) => {
+                solve_times.push(took);
+                matches!(out, SolveOutcome::Reached { .. })
+            }
+            (Feed::Stream, None) => false,
+        };
+        if answered {
+            let goal = core.goal()[..dof].to_vec();
+            let step = previous_goal
+                .as_ref()
+                .map_or(0.0, |p| largest_step(core.chain(), p, &goal));
+            if feed == Feed::Stream {
                 f.reached += 1;
-                let goal = core.goal()[..dof].to_vec();
-                let step = previous_goal
-                    .as_ref()
-                    .map_or(0.0, |p| largest_step(core.chain(), p, &goal));
                 f.largest_step = f.largest_step.max(step);
                 f.jumps += usize::from(step > STEP_LIMIT);
-                observe(TrackAnswer {
-                    t: now,
-                    sample: latest.unwrap_or(0),
-                    answer: &goal,
-                    step,
-                    arm: &last,
-                    lag: lag.unwrap_or(0.0),
-                });
-                previous_goal = Some(goal);
             }
+            observe(TrackAnswer {
+                t: now,
+                sample: latest.unwrap_or(0),
+                answer: &goal,
+                step,
+                arm: &last,
+                lag: lag.unwrap_or(0.0),
+            });
+            previous_goal = Some(goal);
         }
     }
     let st = core.status();

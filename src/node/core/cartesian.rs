@@ -1,8 +1,11 @@
 //! The node core's hooks for Cartesian paths ([`crate::node::cartesian`]
 //! decides): a path is checked point by point as a target is, planned a
-//! share a tick while the arm holds, then run as a joint trajectory.
+//! share a tick while the arm holds (with the collision check on, only
+//! through answers clear of collisions), then run as a joint trajectory.
 
 use super::NodeCore;
+use crate::collision::Clear;
+use crate::ik::Unchecked;
 use crate::node::cartesian::{CartesianPathMsg, Planning, check_times};
 use crate::node::msg::TargetMsg;
 use crate::node::status::RejectReason;
@@ -62,7 +65,14 @@ impl<S: ServoOutput> NodeCore<S> {
         let start = &self.motion.position()[..dof];
         let st = &mut self.status.teach.cartesian;
         let clock = self.config.budget_clock;
-        let Some(done) = planning.step(&self.solver, clock, start, now, st) else {
+        let done = match &mut self.guard {
+            Some(g) => {
+                let mut clear = Clear::new(g.world_mut());
+                planning.step(&self.solver, clock, start, now, &mut clear, st)
+            }
+            None => planning.step(&self.solver, clock, start, now, &mut Unchecked, st),
+        };
+        let Some(done) = done else {
             return;
         };
         self.teach.cartesian = None;
