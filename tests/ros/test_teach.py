@@ -113,7 +113,8 @@ def test_a_cartesian_path_is_planned_whole_then_followed_and_a_bad_one_refused(s
     orientation ignored by `target_orientation`) gets points put in
     between, is planned while the arm holds, then followed to its end
     along the line; the status says so. A path with a point in another
-    frame is refused, naming the point, and nothing moves."""
+    frame is refused, naming the point, and nothing moves; so is one
+    through the floor, naming the line and the pair."""
     arm = start_arm({"target_orientation": "ignore"})
     line = [(1.0, (0.12, 0.0, 0.2)), (3.0, (0.17, 0.0, 0.15))]
     arm.publish("/ik_node/cartesian_path", cartesian_path(line))
@@ -132,6 +133,21 @@ def test_a_cartesian_path_is_planned_whole_then_followed_and_a_bad_one_refused(s
     arm.publish("/ik_node/cartesian_path", cartesian_path(line, frame_id="world"))
     v = arm.wait_diag(lambda v: int(v[count]) == int(before[count]) + 1, "the path refused")
     assert v["last_rejection"].startswith("wrong_frame: point 1: "), v
+
+    # Down through the floor and up: planned only through answers clear of
+    # collisions, it is refused before the arm moves, naming the line and
+    # the pair.
+    arm.wait_still()
+    n = len(arm.joints)
+    rest = list(arm.joints.messages[n - 1].position)
+    dip = [(1.0, (0.15, 0.0, 0.18)), (3.0, (0.15, 0.0, -0.02)), (5.0, (0.15, 0.0, 0.18))]
+    arm.publish("/ik_node/cartesian_path", cartesian_path(dip))
+    v = arm.wait_diag(lambda v: v.get("teach.cartesian.accepted") == "2" and v["teach.cartesian.planning"] == "false",
+                      "the path through the floor planned or refused")
+    why = v["teach.cartesian.failed"]
+    assert why.startswith("the line from point 1 to point 2 of 3: ") and "in collision" in why and "vs floor" in why, v
+    moved = max((abs(a - b) for m in arm.joints.since(n) for a, b in zip(m.position, rest)), default=0.0)
+    assert moved < 1e-9, "the arm moved %g rad" % moved
 
 
 def test_record_pose_writes_the_pose_served_at_once_and_after_a_restart(start_arm, tmp_path):
