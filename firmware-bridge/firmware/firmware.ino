@@ -147,8 +147,17 @@ static void t1_apply(uint8_t bit, uint16_t us) {
             t1_load &= ~bit;
             if (!t1_load) TIMSK1 &= ~_BV(TOIE1);
             if (TCCR1A & com) {
-                TIFR1 = ocie;           // wait for the next match, not an old one
-                TIMSK1 |= ocie;
+                uint16_t ocr = bit == T1_A ? OCR1A : OCR1B;
+                if (TCNT1 >= ocr) {
+                    // This period's pulse has ended and the pin is low
+                    // until BOTTOM: off now. Waiting for the next match
+                    // would let one more whole pulse out, 20 ms late.
+                    TCCR1A &= ~com;
+                    TIMSK1 &= ~ocie;
+                } else {
+                    TIFR1 = ocie;       // the pulse in progress ends at its
+                    TIMSK1 |= ocie;     // match, not at an old one's flag
+                }
             }
         }
     }
