@@ -291,14 +291,16 @@ impl PathSearch {
         let from = &self.layers[index][parent];
         let bound = &self.bounds[index];
         let continuous = index == 0 || within(&self.chain, &from.q, &s.q, bound);
-        if s.status.is_converged() && continuous && !check.admits(&s.q, true) {
-            self.refused = true;
-        } else if s.status.is_converged() && continuous {
-            self.next.push(Node {
-                cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound),
-                q: s.q,
-                parent,
-            });
+        if s.status.is_converged() && continuous {
+            if check.admits(&s.q, true) {
+                self.next.push(Node {
+                    cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound),
+                    q: s.q,
+                    parent,
+                });
+            } else {
+                self.refused = true;
+            }
         }
         self.at = if j < self.opts.jitters {
             (parent, j + 1)
@@ -469,13 +471,19 @@ fn within(chain: &Chain, a: &[f64], b: &[f64], max: &[f64]) -> bool {
         .all(|((j, (x, y)), m)| joint_change(j.kind, *x, *y) <= *m)
 }
 
-/// The change of one joint from `x` to `y`: the shorter way round for a
+/// How far one joint moves from `x` to `y`: the shorter way round for a
 /// continuous joint.
 fn joint_change(kind: JointKind, x: f64, y: f64) -> f64 {
+    signed_change(kind, x, y).abs()
+}
+
+/// The change of one joint from `x` to `y`, with its sign: the shorter
+/// way round for a continuous joint.
+fn signed_change(kind: JointKind, x: f64, y: f64) -> f64 {
     if kind == JointKind::Continuous {
-        wrap_angle(y - x).abs()
+        wrap_angle(y - x)
     } else {
-        (y - x).abs()
+        y - x
     }
 }
 

@@ -18,9 +18,9 @@
 //! every property of the path the search found still holds, and no sweep
 //! makes a point rougher.
 
-use super::{PathError, within};
+use super::{PathError, signed_change, within};
 use crate::ik::{Admissible, Solver, Target};
-use crate::model::{Chain, JointKind, wrap_angle};
+use crate::model::{Chain, JointKind};
 
 /// A smoothing of a path, a few solves at a time.
 #[derive(Debug, Clone)]
@@ -113,14 +113,4 @@ fn bend(chain: &Chain, before: &[f64], here: &[f64], after: &[f64]) -> f64 {
             d * d
         })
         .sum()
-}
-
-/// The change of one joint from `x` to `y`, with its sign: the shorter
-/// way round for a continuous joint.
-fn signed_change(kind: JointKind, x: f64, y: f64) -> f64 {
-    if kind == JointKind::Continuous {
-        wrap_angle(y - x)
-    } else {
-        y - x
-    }
 }
