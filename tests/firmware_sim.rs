@@ -423,7 +423,8 @@ fn a_firmware_that_never_answers_is_reported_and_command_never_blocks() {
     let slowest = command_until(
         &mut servo,
         &[0.1, 0.2, 0.3, 0.4, 0.5],
-        reply_timeout * 10,
+        // The first request is repeated through a board's boot.
+        pwm_bridge::BOOT_WAIT + reply_timeout * 10,
         "reported as not answering",
         |s| match &s.state {
             LinkState::Disconnected { error, .. } => error.contains("no reply from the firmware"),

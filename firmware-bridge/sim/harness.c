@@ -1,7 +1,8 @@
 /*
  * Simulation harness for the firmware bridge, on libsimavr (simavr 1.6).
  *
- *   harness [--realtime] [--pulses FILE] [--mcu atmega328p] [--freq 16000000] FIRMWARE.elf
+ *   harness [--realtime] [--pulses FILE] [--reset-on-open MS] [--mcu atmega328p]
+ *           [--freq 16000000] FIRMWARE.elf
  *
  * - Runs the ELF (Arduino ELFs carry no .mmcu section, so the MCU name and
  *   frequency are set after loading).
@@ -23,12 +24,24 @@
  *   stdout, or to FILE with --pulses (line-buffered).
  * - --realtime paces simulated time to the wall clock (free-running it is
  *   several times faster).
+ * - --reset-on-open MS: the board an Uno or a Nano is on USB, whose adapter
+ *   resets the MCU when a program opens the port (DTR wired to RESET).
+ *   Each open of the pty by another process (inotify) resets the
+ *   simulated MCU and holds it in a boot loader for MS ms of wall clock:
+ *   no pulses, and what the host writes meanwhile is eaten (optiboot
+ *   takes it for upload traffic). An open during the boot starts it over.
+ *   Logged as {"reset":true,"t_sim":x}. The firmware then starts afresh
+ *   (setup(), no pulses until its first SET_TARGETS). Simulated time runs
+ *   on through the boot: t_sim never goes back.
+ * - SIGUSR1 resets the MCU as the reset button does (with the boot
+ *   loader of --reset-on-open, if given).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +68,17 @@ static const struct { char port; int bit; } pins[] = {
 #define NCH (int)(sizeof pins / sizeof pins[0])
 
 static avr_t *avr;
+/* cycles simulated before the last reset (simavr may count from 0 again
+ * after one): now() is simulated time that never goes back */
+static avr_cycle_count_t cycles_before;
 static FILE *pulses;
 static int pty_master = -1;
 static int xoff;
 static avr_cycle_count_t rise[NCH];
 static int level[NCH];
 static volatile sig_atomic_t stop;
+
+static avr_cycle_count_t now_cycles(void) { return cycles_before + avr->cycle; }
 
 static void on_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
@@ -69,11 +87,11 @@ static void on_pin(struct avr_irq_t *irq, uint32_t value, void *param) {
     if (v == level[ch]) return;
     level[ch] = v;
     if (v) {
-        rise[ch] = avr->cycle;
+        rise[ch] = now_cycles();
     } else if (rise[ch]) {
-        double w = (double)(avr->cycle - rise[ch]) * 1e6 / avr->frequency;
+        double w = (double)(now_cycles() - rise[ch]) * 1e6 / avr->frequency;
         fprintf(pulses, "{\"ch\":%d,\"width_us\":%.2f,\"t_sim\":%.6f}\n", ch, w,
-                (double)avr->cycle / avr->frequency);
+                (double)now_cycles() / avr->frequency);
     }
 }
 
@@ -104,11 +122,65 @@ static void on_xoff(struct avr_irq_t *irq, uint32_t value, void *param) {
 }
 
 static void on_signal(int s) { (void)s; stop = 1; }
+/* SIGUSR1: the reset button (or a brown-out); the boot loader runs too */
+static volatile sig_atomic_t reset_pressed;
+static void on_reset(int s) { (void)s; reset_pressed = 1; }
 
 static double wall_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* host bytes read from the pty, not yet handed to the UART */
+static uint8_t pending[256];
+static int npend, ppos;
+
+/* --reset-on-open: inotify on the pty's slave, and the boot's length */
+static int opens_fd = -1;
+static int boot_ms;
+
+/* true when another process opened the pty since the last call */
+static int pty_opened(void) {
+    if (opens_fd < 0) return 0;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int opened = 0;
+    ssize_t n;
+    while ((n = read(opens_fd, buf, sizeof buf)) > 0) {
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *e = (const struct inotify_event *)p;
+            if (e->mask & IN_OPEN) opened = 1;
+            p += sizeof *e + e->len;
+        }
+    }
+    return opened;
+}
+
+/* The boot loader's time (none without --reset-on-open): the host's
+ * bytes are eaten, an open starts it over; simulated time runs on by the
+ * wall-clock time it took. */
+static void boot_loader(void) {
+    double start = wall_now(), until = start + boot_ms * 1e-3;
+    unsigned char eaten[256];
+    while (!stop && wall_now() < until) {
+        while (read(pty_master, eaten, sizeof eaten) > 0) {}
+        if (pty_opened()) until = wall_now() + boot_ms * 1e-3;
+        usleep(1000);
+    }
+    cycles_before += (avr_cycle_count_t)((wall_now() - start) * avr->frequency);
+}
+
+/* The adapter's DTR pulse: the MCU resets (a pulse in progress is cut,
+ * not measured), the boot loader runs, then the firmware starts afresh. */
+static void reset_board(void) {
+    avr_cycle_count_t c = avr->cycle;
+    avr_reset(avr);
+    cycles_before += c - avr->cycle;
+    for (int ch = 0; ch < NCH; ch++) level[ch] = 0, rise[ch] = 0;
+    xoff = 0;
+    npend = ppos = 0;
+    fprintf(pulses, "{\"reset\":true,\"t_sim\":%.6f}\n", (double)now_cycles() / avr->frequency);
+    boot_loader();
 }
 
 int main(int argc, char **argv) {
@@ -118,11 +190,12 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--realtime")) realtime = 1;
         else if (!strcmp(argv[i], "--pulses") && i + 1 < argc) pulses_path = argv[++i];
+        else if (!strcmp(argv[i], "--reset-on-open") && i + 1 < argc) boot_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--mcu") && i + 1 < argc) mcu = argv[++i];
         else if (!strcmp(argv[i], "--freq") && i + 1 < argc) freq = (uint32_t)atol(argv[++i]);
         else if (argv[i][0] != '-' && !elf) elf = argv[i];
         else {
-            fprintf(stderr, "usage: %s [--realtime] [--pulses FILE] [--mcu NAME] [--freq HZ] FIRMWARE.elf\n", argv[0]);
+            fprintf(stderr, "usage: %s [--realtime] [--pulses FILE] [--reset-on-open MS] [--mcu NAME] [--freq HZ] FIRMWARE.elf\n", argv[0]);
             return 2;
         }
     }
@@ -157,6 +230,13 @@ int main(int argc, char **argv) {
     tcsetattr(slave, TCSANOW, &t);
     fcntl(pty_master, F_SETFL, fcntl(pty_master, F_GETFL) | O_NONBLOCK);
     char *name = ttyname(slave);
+    if (boot_ms > 0) {
+        opens_fd = inotify_init1(IN_NONBLOCK);
+        if (opens_fd < 0 || inotify_add_watch(opens_fd, name, IN_OPEN) < 0) {
+            perror("harness: inotify on the pty");
+            return 1;
+        }
+    }
 
     pulses = stdout;
     if (pulses_path) {
@@ -192,13 +272,12 @@ int main(int argc, char **argv) {
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGUSR1, on_reset);
 
     const avr_cycle_count_t poll_every = freq / 10000;  /* 100 us */
     const avr_cycle_count_t tick_every = freq / 10;     /* 100 ms */
     avr_cycle_count_t next_poll = 0, next_tick = tick_every;
     double wall0 = wall_now();
-    uint8_t pending[256];
-    int npend = 0, ppos = 0;
 
     while (!stop) {
         int state = avr_run(avr);
@@ -207,8 +286,12 @@ int main(int argc, char **argv) {
                     (unsigned long long)avr->cycle);
             break;
         }
-        if (avr->cycle < next_poll) continue;
-        next_poll = avr->cycle + poll_every;
+        if (now_cycles() < next_poll) continue;
+        next_poll = now_cycles() + poll_every;
+        if (pty_opened() || reset_pressed) {
+            reset_pressed = 0;
+            reset_board();
+        }
 
         /* host -> firmware: only once the receiver is on, only while XON */
         if (avr->data[UCSR0B] & (1 << RXEN0)) {
@@ -216,19 +299,25 @@ int main(int argc, char **argv) {
                 if (ppos == npend) {
                     ssize_t n = read(pty_master, pending, sizeof pending);
                     if (n <= 0) break;
+                    /* bytes written after an open reach the boot loader:
+                     * the open came before them, so it is seen now */
+                    if (pty_opened()) {
+                        reset_board();
+                        break;
+                    }
                     npend = (int)n;
                     ppos = 0;
-                    log_rx(pending, npend, (double)avr->cycle / freq);
+                    log_rx(pending, npend, (double)now_cycles() / freq);
                 }
                 avr_raise_irq(uart_in, pending[ppos++]);
             }
         }
-        if (avr->cycle >= next_tick) {
+        if (now_cycles() >= next_tick) {
             next_tick += tick_every;
-            fprintf(pulses, "{\"t_sim\":%.6f}\n", (double)avr->cycle / freq);
+            fprintf(pulses, "{\"t_sim\":%.6f}\n", (double)now_cycles() / freq);
         }
         if (realtime) {
-            double ahead = (double)avr->cycle / freq - (wall_now() - wall0);
+            double ahead = (double)now_cycles() / freq - (wall_now() - wall0);
             if (ahead > 0.002) usleep((useconds_t)(ahead * 1e6));
         }
     }

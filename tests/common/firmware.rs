@@ -159,6 +159,8 @@ pub struct Harness {
     /// simulated time their last chunk reached the UART.
     received: Vec<(f64, pwm_bridge::Frame)>,
     rx: FrameReader,
+    /// Simulated times the board reset (`--reset-on-open`).
+    resets: Vec<f64>,
     /// When the simulated UART has shifted in every byte handed to it so
     /// far (s, simulated).
     uart_free_at: f64,
@@ -173,6 +175,18 @@ impl Harness {
 
     /// The firmware built with `defines` (FIRMWARE_DEFINES).
     pub fn start_with(defines: &str) -> Option<Harness> {
+        Harness::start_args(defines, &[])
+    }
+
+    /// The default firmware on a board that resets whenever a program
+    /// opens its port and runs its boot loader for `boot` (an Uno, a
+    /// Nano: the harness's `--reset-on-open`).
+    pub fn start_resetting_on_open(boot: Duration) -> Option<Harness> {
+        let ms = boot.as_millis().to_string();
+        Harness::start_args("", &["--reset-on-open", &ms])
+    }
+
+    fn start_args(defines: &str, args: &[&str]) -> Option<Harness> {
         let elf = firmware_elf(defines)?;
         let dir = TempDir::new("fwsim");
         let pulses = dir.path().join("pulses.jsonl");
@@ -181,6 +195,7 @@ impl Harness {
         let stderr = std::fs::File::create(dir.path().join("stderr")).unwrap();
         let child = Command::new(project_dir().join("firmware-bridge/sim/run"))
             .arg("--realtime")
+            .args(args)
             .arg("--pulses")
             .arg(&pulses)
             .arg(&elf)
@@ -199,6 +214,7 @@ impl Harness {
             pulses: vec![],
             received: vec![],
             rx: FrameReader::default(),
+            resets: vec![],
             uart_free_at: 0.0,
             now: 0.0,
         };
@@ -263,6 +279,9 @@ impl Harness {
             if let Some(hex) = v["rx"].as_str() {
                 self.take_rx(hex, t);
             }
+            if v["reset"].as_bool() == Some(true) {
+                self.resets.push(t);
+            }
             if let Some(ch) = v["ch"].as_u64() {
                 self.pulses.push(Pulse {
                     ch: ch as usize,
@@ -300,6 +319,12 @@ impl Harness {
             .filter(|(_, f)| f.command == command)
             .map(|(t, _)| *t)
             .collect()
+    }
+
+    /// The simulated times (s) at which the board reset, up to now.
+    pub fn resets(&mut self) -> Vec<f64> {
+        self.drain();
+        self.resets.clone()
     }
 
     /// Simulated time reached so far (s), to 100 ms at worst.
@@ -403,16 +428,24 @@ impl Harness {
     /// SIGCONT), as a loaded host stalls it: nothing is answered
     /// meanwhile, then it catches up on what the host wrote.
     pub fn stall(&self, d: Duration) {
-        let signal = |sig: &str| {
-            let ok = Command::new("kill")
-                .args([sig, &self.child.id().to_string()])
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(ok, "kill {sig} the harness");
-        };
-        signal("-STOP");
+        self.signal("-STOP");
         std::thread::sleep(d);
-        signal("-CONT");
+        self.signal("-CONT");
+    }
+
+    /// Presses the board's reset button: the firmware starts afresh, after
+    /// the boot loader's time when the board has one (see
+    /// [`Harness::start_resetting_on_open`]).
+    pub fn press_reset(&self) {
+        self.signal("-USR1");
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} the harness");
     }
 
     /// Stops the simulation (the board is unplugged).

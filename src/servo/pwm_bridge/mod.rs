@@ -13,7 +13,7 @@ pub use frame::{
     CHANNELS, Frame, FrameReader, MAX_PAYLOAD, START, cmd, crc16, frame, set_limits, set_targets,
     set_watchdog,
 };
-pub use session::BridgeSession;
+pub use session::{BOOT_WAIT, BridgeSession};
 pub use status::FirmwareStatus;
 
 use super::joint::{Device, FieldError, Fields, JointMap};

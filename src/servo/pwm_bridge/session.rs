@@ -12,6 +12,15 @@ use crate::servo::link::{
 use serialport::SerialPort;
 use std::time::{Duration, Instant};
 
+/// How long after the port opens the firmware gets to answer its first
+/// request. An Uno or a Nano resets when a program opens its port (the
+/// USB adapter's DTR line is wired to RESET): its boot loader runs for
+/// about a second, eats what the host sends meanwhile, then starts the
+/// firmware. The first request is sent again each reply timeout until
+/// this has passed; waiting one reply timeout and reopening the port
+/// would reset the board again, every attempt, and never connect.
+pub const BOOT_WAIT: Duration = Duration::from_millis(2500);
+
 /// How many reply timeouts the requests as the link closes (the RELAX of
 /// `link.on_exit: relax`, the last status) wait for their reply.
 const CLOSE_REPLY_TIMEOUTS: u32 = 5;
@@ -150,6 +159,33 @@ impl BridgeSession {
         })
     }
 
+    /// The first request after the port opened, SET_WATCHDOG, sent again
+    /// each reply timeout until [`BOOT_WAIT`] has passed (a board that
+    /// resets as its port opens is in its boot loader until then).
+    fn set_watchdog_after_boot(
+        &mut self,
+        io: &mut dyn SerialPort,
+    ) -> Result<Vec<u8>, SessionError> {
+        let (ms, mode) = (self.watchdog_ms, self.watchdog);
+        let opened = Instant::now();
+        loop {
+            let set = |s| set_watchdog(s, ms, mode);
+            match self.request(io, cmd::SET_WATCHDOG, set, "SET_WATCHDOG") {
+                Err(SessionError::NoReply(_)) if opened.elapsed() < BOOT_WAIT => continue,
+                Err(SessionError::NoReply(_)) => {
+                    return Err(SessionError::NoReply(format!(
+                        "no reply from the firmware to SET_WATCHDOG, sent every {} ms for {:.1} s \
+                         after the port opened (longer than a board that resets on opening takes \
+                         to boot): is arm_ik's firmware flashed, at the link's baud rate?",
+                        self.reply_timeout.as_millis(),
+                        opened.elapsed().as_secs_f64()
+                    )));
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// A STATUS request and its reply.
     fn status(&mut self, io: &mut dyn SerialPort) -> Result<(), SessionError> {
         self.request(io, cmd::STATUS, |s| frame(s, cmd::STATUS, &[]), "STATUS")?;
@@ -188,13 +224,7 @@ impl Session for BridgeSession {
             .map_err(SessionError::from)?;
         self.reader = FrameReader::default();
         self.status = None;
-        let (ms, mode) = (self.watchdog_ms, self.watchdog);
-        let r = self.request(
-            io,
-            cmd::SET_WATCHDOG,
-            |s| set_watchdog(s, ms, mode),
-            "SET_WATCHDOG",
-        )?;
+        let r = self.set_watchdog_after_boot(io)?;
         Self::expect_ok(r, "SET_WATCHDOG")?;
         for k in 0..self.channels.len() {
             let (ch, (lo, hi)) = (self.channels[k], self.limits[k]);
