@@ -340,10 +340,11 @@ fn print_track(
     if total.min_clearance.is_finite() {
         outln!(
             "collision check: {} targets refused (every answer collides), {} motions stopped \
-             before contact, closest {:.1} mm",
+             before contact, closest {:.1} mm ({})",
             total.refused,
             total.stops,
-            total.min_clearance * 1e3
+            total.min_clearance * 1e3,
+            total.closest_pair
         )?;
     }
     outln!(

@@ -112,7 +112,8 @@ pub struct SolverArgs {
     pub null_space_gain: f64,
     /// Jacobian, with the collision check on: also steer a redundant
     /// arm's self-motion away from the closest pair once it comes within
-    /// this much of the margin (m; 0: never).
+    /// this much of the margin, and plan Cartesian paths to keep out of
+    /// it where they can (m; 0: never).
     #[arg(long, value_parser = values::non_negative, default_value_t = SolverSettings::default().clearance_band)]
     pub clearance_band: f64,
     /// What a pose target's orientation asks: full (the whole rotation),

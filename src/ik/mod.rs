@@ -330,6 +330,16 @@ impl Solver {
         }
     }
 
+    /// How near the check's margin (m) the solver starts steering an
+    /// answer away from it ([`JacobianOptions::clearance_band`]); 0 for
+    /// the solvers that do not steer.
+    pub fn clearance_band(&self) -> f64 {
+        match self {
+            Solver::Jacobian(s) => s.options().clearance_band,
+            _ => 0.0,
+        }
+    }
+
     /// Resolves the redundancy by `objective` from the next solve on
     /// (the Jacobian solver's; the others have no such objective).
     pub fn set_redundancy(&mut self, objective: Redundancy) {

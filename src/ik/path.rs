@@ -25,7 +25,7 @@
 
 mod smooth;
 
-use super::{Admissible, IkError, Rng, Solver, Target};
+use super::{Admissible, IkError, JacobianOptions, Rng, Solver, Target};
 use crate::model::{Chain, JointKind, wrap_angle};
 use smooth::Smoothing;
 
@@ -51,6 +51,13 @@ pub struct PathOptions {
     /// Sweeps of smoothing over the path found (`smooth`): each solves
     /// every inner target once more.
     pub smooth_sweeps: usize,
+    /// Answers with less room than this (m) beyond the check's margin
+    /// ([`Admissible::clearance`]) cost more, the nearer the more (at
+    /// the margin as much as a step at its full bound): of the continuous
+    /// paths the one that keeps clear is
+    /// found, and smoothing never brings an answer nearer. 0: only the
+    /// check's verdict counts.
+    pub clearance_band: f64,
 }
 
 /// The targets' times and the joints' speed limits (see
@@ -74,6 +81,7 @@ impl PathOptions {
             timing: None,
             rng_seed: 1,
             smooth_sweeps: 4,
+            clearance_band: JacobianOptions::default().clearance_band,
         }
     }
 }
@@ -190,6 +198,8 @@ pub struct PathSearch {
     /// Once every target has candidates: the cheapest path, smoothing.
     smoothing: Option<Smoothing>,
     solves: usize,
+    /// Scratch for the check's clearance gradient.
+    gradient: Vec<f64>,
 }
 
 impl PathSearch {
@@ -226,6 +236,7 @@ impl PathSearch {
             refused: false,
             smoothing: None,
             solves: 0,
+            gradient: Vec::new(),
         })
     }
 
@@ -247,8 +258,8 @@ impl PathSearch {
         let mut left = budget.max(1);
         loop {
             if self.layers.len() > self.targets.len() && self.smoothing.is_none() {
-                let sweeps = self.opts.smooth_sweeps;
-                self.smoothing = Some(Smoothing::new(self.cheapest(), sweeps));
+                let (sweeps, band) = (self.opts.smooth_sweeps, self.opts.clearance_band);
+                self.smoothing = Some(Smoothing::new(self.cheapest(), sweeps, band));
             }
             if self.smoothing.as_ref().is_some_and(Smoothing::done) {
                 return Ok(Progress::Done);
@@ -293,8 +304,9 @@ impl PathSearch {
         let continuous = index == 0 || within(&self.chain, &from.q, &s.q, bound);
         if s.status.is_converged() && continuous {
             if check.admits(&s.q, true) {
+                let near = nearness(check, &s.q, self.opts.clearance_band, &mut self.gradient);
                 self.next.push(Node {
-                    cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound),
+                    cost: from.cost + step_cost(&self.chain, &from.q, &s.q, bound) + near,
                     q: s.q,
                     parent,
                 });
@@ -459,6 +471,26 @@ fn step_cost(chain: &Chain, a: &[f64], b: &[f64], max: &[f64]) -> f64 {
         .map(|((j, (x, y)), m)| joint_change(j.kind, *x, *y) / m)
         .fold(0.0, f64::max);
     share * share
+}
+
+/// What being near the check's margin costs at `q`: the square of the
+/// share of `band` that its room beyond the margin lacks (0 outside the
+/// band, 1 at the margin: as much as a step at its full bound, so a path
+/// hugging an obstacle costs more than one that moves a little more to
+/// keep off it).
+/// `gradient` is scratch space for the check.
+fn nearness(check: &mut dyn Admissible, q: &[f64], band: f64, gradient: &mut Vec<f64>) -> f64 {
+    if band <= 0.0 {
+        return 0.0;
+    }
+    gradient.resize(q.len(), 0.0);
+    match check.clearance(q, band, gradient) {
+        Some(room) => {
+            let lack = ((band - room) / band).max(0.0);
+            lack * lack
+        }
+        None => 0.0,
+    }
 }
 
 /// Every joint of `b` within its `max` of `a`.

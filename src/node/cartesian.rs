@@ -289,9 +289,12 @@ impl Planning {
     /// The search's options at the speed share being tried: no joint
     /// steps more than [`PATH_STEP`] between two points, nor faster than
     /// that share of its speed limit.
-    fn options(&self, chain: &Chain) -> PathOptions {
+    fn options(&self, solver: &Solver) -> PathOptions {
         let share = SPEED_SHARES[self.attempt];
+        let chain = solver.chain();
         PathOptions {
+            // The tracking solves' band: the path keeps as clear as they do.
+            clearance_band: solver.clearance_band(),
             timing: Some(PathTiming {
                 times: self.path.times.clone(),
                 speed: self.speed.iter().map(|v| share * v).collect(),
@@ -318,7 +321,7 @@ impl Planning {
         let began = *self.began.get_or_insert(now);
         if self.search.is_none() {
             let chain = solver.chain();
-            let opts = self.options(chain);
+            let opts = self.options(solver);
             let start = self.start.get_or_insert_with(|| start.to_vec());
             // The node's solver, but with no pull along the self-motion:
             // the search itself tries the self-motion (and the

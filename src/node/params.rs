@@ -134,7 +134,7 @@ declare_params! {
         redundancy: String = solver().redundancy.name().to_owned(), live: true, allowed: redundancy_names;
         /// Jacobian solver: gain of that steering in [0, 1]; 0: none.
         null_space_gain: f64 = solver().null_space_gain, live: true;
-        /// Jacobian solver with the collision check on: also steer a redundant arm's self-motion away from the closest pair once it comes within this much of collision_margin (m); 0: never.
+        /// Jacobian solver with the collision check on: also steer a redundant arm's self-motion away from the closest pair once it comes within this much of collision_margin (m), and Cartesian paths are planned to keep out of it where they can; 0: never.
         clearance_band: f64 = solver().clearance_band, live: true;
         /// What a pose target's orientation asks: full (the whole rotation), axis (only where the tool axis, tool_axis, points, a 5D target: the roll about it is free; jacobian, ccd and fabrik solvers) or ignore (the position only).
         target_orientation: String = solver().target_orientation.name().to_owned(), live: true, allowed: orientation_names;

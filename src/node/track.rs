@@ -50,6 +50,9 @@ pub struct TrackFigures {
     pub refused: u64,
     pub stops: u64,
     pub min_clearance: f64,
+    /// The pair that came that close (`panda_link5 vs box`; empty without
+    /// the check).
+    pub closest_pair: String,
     /// Fed whole ([`Feed::Whole`]): the node time the path took to plan
     /// (s), or why it was not run.
     pub planned_s: Option<f64>,
@@ -71,6 +74,9 @@ impl TrackFigures {
         let worst = all
             .iter()
             .max_by(|a, b| a.worst_lag.total_cmp(&b.worst_lag));
+        let closest = all
+            .iter()
+            .min_by(|a, b| a.min_clearance.total_cmp(&b.min_clearance));
         TrackFigures {
             targets: all.iter().map(|f| f.targets).sum(),
             ticks: all.iter().map(|f| f.ticks).sum(),
@@ -86,10 +92,8 @@ impl TrackFigures {
             largest_tick_step: all.iter().map(|f| f.largest_tick_step).fold(0.0, f64::max),
             refused: all.iter().map(|f| f.refused).sum(),
             stops: all.iter().map(|f| f.stops).sum(),
-            min_clearance: all
-                .iter()
-                .map(|f| f.min_clearance)
-                .fold(f64::INFINITY, f64::min),
+            min_clearance: closest.map_or(f64::INFINITY, |f| f.min_clearance),
+            closest_pair: closest.map_or(String::new(), |f| f.closest_pair.clone()),
             planned_s: all
                 .iter()
                 .map(|f| f.planned_s)
@@ -221,6 +225,7 @@ pub fn replay_track_with<S: ServoOutput>(
         refused: 0,
         stops: 0,
         min_clearance: f64::INFINITY,
+        closest_pair: String::new(),
         planned_s: None,
         failed: None,
         solve_p50_us: f64::NAN,
@@ -333,6 +338,7 @@ pub fn replay_track_with<S: ServoOutput>(
     if let Some(c) = &st.collision {
         f.stops = c.stops;
         f.min_clearance = c.min_clearance;
+        f.closest_pair = c.min_closest.clone();
     }
     f.solve_p50_us = percentile(&mut solve_times, 0.5) * 1e6;
     f.solve_p99_us = percentile(&mut solve_times, 0.99) * 1e6;

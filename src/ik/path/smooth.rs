@@ -14,11 +14,12 @@
 //! joints the least, so the answer slides along the self-motion toward
 //! the smooth path. It is kept only if the solver converged, both steps
 //! stay within their bounds, the joints bend less there (the second
-//! difference of the three answers shrinks) and the check admits it:
-//! every property of the path the search found still holds, and no sweep
-//! makes a point rougher.
+//! difference of the three answers shrinks), the check admits it and it
+//! is no nearer the check's margin (`nearness`): every property of the
+//! path the search found still holds, and no sweep makes a point rougher
+//! or brings it nearer an obstacle.
 
-use super::{PathError, signed_change, within};
+use super::{PathError, nearness, signed_change, within};
 use crate::ik::{Admissible, Solver, Target};
 use crate::model::{Chain, JointKind};
 
@@ -30,15 +31,20 @@ pub(super) struct Smoothing {
     /// The sweeps still to run, and the inner answer the current one is at.
     sweeps_left: usize,
     at: usize,
+    /// [`super::PathOptions::clearance_band`], and scratch for the check.
+    band: f64,
+    gradient: Vec<f64>,
 }
 
 impl Smoothing {
-    pub fn new(q: Vec<Vec<f64>>, sweeps: usize) -> Smoothing {
+    pub fn new(q: Vec<Vec<f64>>, sweeps: usize, band: f64) -> Smoothing {
         Smoothing {
             // Only paths with inner answers bend.
             sweeps_left: if q.len() < 3 { 0 } else { sweeps },
             q,
             at: 1,
+            band,
+            gradient: Vec::new(),
         }
     }
 
@@ -67,6 +73,7 @@ impl Smoothing {
             && within(chain, &s.q, after, &bounds[i + 1])
             && bend(chain, before, &s.q, after) < bend(chain, before, here, after)
             && check.admits(&s.q, false)
+            && no_nearer(check, (self.band, &mut self.gradient), here, &s.q)
         {
             self.q[i] = s.q;
         }
@@ -77,6 +84,21 @@ impl Smoothing {
         }
         Ok(())
     }
+}
+
+/// Whether `new` is no nearer the check's margin than `old`, within
+/// `band` (with scratch for the check).
+fn no_nearer(
+    check: &mut dyn Admissible,
+    (band, gradient): (f64, &mut Vec<f64>),
+    old: &[f64],
+    new: &[f64],
+) -> bool {
+    if band <= 0.0 {
+        return true;
+    }
+    let was = nearness(check, old, band, gradient);
+    nearness(check, new, band, gradient) <= was
 }
 
 /// `here` moved halfway toward the middle of `before` and `after`

@@ -260,3 +260,53 @@ fn a_point_the_check_refuses_every_answer_of_breaks_the_path_there_as_refused() 
         "{e}"
     );
 }
+
+/// An obstacle that the shoulder (joint 1) comes near as it falls to
+/// `near`: its room is how far above `near` the shoulder is, with that
+/// gradient; it refuses nothing.
+struct ShoulderRoom {
+    near: f64,
+}
+
+impl Admissible for ShoulderRoom {
+    fn admits(&mut self, _q: &[f64], _reaches: bool) -> bool {
+        true
+    }
+
+    fn clearance(&mut self, q: &[f64], band: f64, gradient: &mut [f64]) -> Option<f64> {
+        let room = q[1] - self.near;
+        gradient.fill(0.0);
+        gradient[1] = 1.0;
+        (room < band).then_some(room)
+    }
+}
+
+#[test]
+fn of_the_continuous_paths_the_one_with_more_room_is_found_and_smoothing_keeps_it() {
+    let chain = arm();
+    let (targets, start) = path(&chain);
+    let mut s = solver(&chain);
+    s.set_redundancy(crate::ik::Redundancy::Off);
+    // The path's own shoulder goes down to mid - 0.5.
+    let near = chain.mid_configuration()[1] - 0.6;
+    let mut search = |band: f64| {
+        let opts = PathOptions {
+            clearance_band: band,
+            ..PathOptions::with_step(&chain, 0.1)
+        };
+        let mut check = ShoulderRoom { near };
+        let mut search = PathSearch::new(&chain, targets.clone(), &start, opts).unwrap();
+        while search.step(&mut s, 1000, &mut check).unwrap() == Progress::Searching {}
+        search.finish().q
+    };
+    let least_room = |q: &[Vec<f64>]| q.iter().map(|q| q[1] - near).fold(f64::MAX, f64::min);
+    let (blind, keeping) = (search(0.0), search(0.5));
+    let (before, after) = (least_room(&blind), least_room(&keeping));
+    eprintln!("least room {before} -> {after}");
+    // Measured: -0.49 (the shoulder 0.49 below `near`) -> 0.19.
+    assert!(
+        after > 0.0 && after > before + 0.3,
+        "least room {before} -> {after}"
+    );
+    assert_continuous_through(&chain, &keeping, &targets, &[0.1; 5]);
+}
