@@ -660,6 +660,45 @@ fn the_panda_plans_a_path_given_whole_round_a_box_by_its_elbow() {
     assert!(v["worst_lag"].as_f64().unwrap() <= 0.04, "{v}");
 }
 
+/// A path given whole keeps off an obstacle, not only clear of it: the
+/// Panda's track of seed 17 with a 10 cm box by its elbow
+/// (benches/workspaces/panda_track17_box.yaml). Planned only clear of the
+/// margin (`--clearance-band 0`), the arm trailing the path came within
+/// it and the guard stopped it (measured 829 mm behind); planned to keep
+/// out of the band, it passes with room (measured 23.8 mm, 9.2 mm lag).
+#[test]
+fn the_panda_plans_a_path_given_whole_to_keep_off_a_box_not_only_clear_of_it() {
+    let Some(dir) = common::shared_dir() else {
+        return;
+    };
+    let file = seeded_track_file(
+        "panda_track17",
+        &dir.join("robots/panda.urdf"),
+        ("panda_link0", "panda_hand"),
+        (1, 60.0, 17),
+        false,
+    );
+    let ws = common::project_dir().join("benches/workspaces/panda_track17_box.yaml");
+    let ws = ws.to_str().unwrap();
+    let args = [
+        "--whole-path",
+        "--budget-clock",
+        "cpu",
+        "--collision",
+        "--workspace",
+        ws,
+    ];
+    let keeping = track_figures(&file, &args);
+    assert_eq!(keeping["failed"], serde_json::Value::Null, "{keeping}");
+    assert_eq!(keeping["stops"], 0, "{keeping}");
+    assert_eq!(keeping["jumps"], 0, "{keeping}");
+    let closest = keeping["min_clearance"].as_f64().unwrap();
+    assert!(closest >= 0.02, "came within {closest} m: {keeping}");
+    assert!(keeping["worst_lag"].as_f64().unwrap() <= 0.04, "{keeping}");
+    let blind = track_figures(&file, &[&args[..], &["--clearance-band", "0"]].concat());
+    assert!(blind["stops"].as_u64().unwrap() > 0, "{blind}");
+}
+
 /// Issue 22 on position targets, where a 6-joint arm (UR5) and a 5-joint
 /// one (Koch v1.1) are redundant: with the self-motion steered from each
 /// answer (the limits objective, once the descent has reached the target)
