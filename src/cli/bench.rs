@@ -337,6 +337,12 @@ fn print_track(
             f.solve_p99_us
         )?;
     }
+    if total.halts > 0 {
+        outln!(
+            "held: {} targets refused, their answers a swing to another configuration",
+            total.halts
+        )?;
+    }
     if total.min_clearance.is_finite() {
         outln!(
             "collision check: {} targets refused (every answer collides), {} motions stopped \

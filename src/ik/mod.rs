@@ -37,8 +37,8 @@ pub use fabrik::{FabrikOptions, FabrikSolver};
 pub use geo::{Family, GeoOptions, GeoSolver, GeoStructure, INTERSECTION_TOLERANCE, Pick};
 pub use jacobian::{Closest, JacobianOptions, JacobianSolver, Redundancy, reach};
 pub use metric::{
-    Tolerance, joint_distance, orientation_angle, orientation_distance, orientation_error,
-    rotation_error,
+    PoseDeviation, Tolerance, joint_distance, orientation_angle, orientation_distance,
+    orientation_error, pose_error, rotation_error,
 };
 pub use orientation::{Orientation, OrientationMode, Pointing, direction_from_xyz};
 pub use path::{

@@ -11,6 +11,7 @@ mod cartesian;
 mod collide;
 mod operate;
 mod retune;
+mod solve;
 mod steering;
 mod streaming;
 mod teach;
@@ -27,8 +28,8 @@ use super::status::{NodeStatus, RejectReason, SolveOutcome};
 use super::steer::Steering;
 use super::stream::TargetStream;
 use crate::collision::CollisionError;
-use crate::ik::{Clock, Common, IkError, SolveStatus, Solver, SolverConfig, Target};
-use crate::model::{Chain, JointKind, Transform, wrap_angle};
+use crate::ik::{Clock, Common, IkError, Solver, SolverConfig, Target};
+use crate::model::{Chain, JointKind, Transform};
 use crate::servo::{ServoOutput, VirtualServo};
 use retune::Retune;
 pub use retune::check_settings;
@@ -503,68 +504,6 @@ impl<S: ServoOutput> NodeCore<S> {
             load: self.gripper_load,
             stalled: self.stalled,
         })
-    }
-
-    fn solve(&mut self, p: Pending, now: f64) -> SolveOutcome {
-        let t0 = Instant::now();
-        let (result, refused) = self.solve_clear(&p.target);
-        let st = &mut self.status;
-        st.solve_time.record(t0.elapsed().as_secs_f64());
-        let sol = match result {
-            Ok(s) => s,
-            Err(e) => {
-                // Validated already; kept for solver-specific refusals.
-                st.targets.rejected.count(RejectReason::Invalid);
-                st.last_rejection = Some((RejectReason::Invalid, e.to_string()));
-                return SolveOutcome::Refused { why: e.to_string() };
-            }
-        };
-        if let Some(out) = collide::refusal(&sol, refused.as_deref(), st) {
-            return out;
-        }
-        st.targets.solved += 1;
-        self.last_solved = Some(p.target.clone());
-        st.last_position_error = sol.position_error;
-        st.last_orientation_error = sol.orientation_error;
-        st.last_solve = Some(sol.status);
-        let (status, position_error, orientation_error) =
-            (sol.status, sol.position_error, sol.orientation_error);
-        let usable = match status {
-            SolveStatus::Converged => true,
-            SolveStatus::BestEffort(_) => position_error <= self.config.max_best_effort_error,
-            SolveStatus::Failed(_) => false,
-        };
-        if !usable {
-            st.targets.unreachable += 1;
-            st.holding = true;
-            return SolveOutcome::Unreachable {
-                status,
-                position_error,
-                orientation_error,
-            };
-        }
-        st.holding = false;
-        st.targets.reached += 1;
-        if !status.is_converged() {
-            st.targets.best_effort += 1;
-        }
-        // Continuous joints take the short way round; the joints off the
-        // chain (a gripper) keep their goal.
-        let q = self.motion.position();
-        for (i, g) in self.goal.iter_mut().enumerate().take(sol.q.len()) {
-            *g = if self.continuous[i] {
-                q[i] + wrap_angle(sol.q[i] - q[i])
-            } else {
-                sol.q[i]
-            };
-        }
-        self.take_answer(now);
-        self.active = Some(p.target);
-        SolveOutcome::Reached {
-            status,
-            position_error,
-            orientation_error,
-        }
     }
 
     /// The latest solved target, whether reached or not: with

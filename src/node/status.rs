@@ -37,10 +37,13 @@ pub enum RejectReason {
     Collision,
     /// The arm follows a leader arm: nothing else may move it.
     Teleop,
+    /// A streamed target a step along its path whose answer would swing
+    /// the arm to another configuration (`node::stream`): the arm holds.
+    Reconfiguration,
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 10] = [
+    pub const ALL: [RejectReason; 11] = [
         RejectReason::NotFinite,
         RejectReason::Invalid,
         RejectReason::Stale,
@@ -51,6 +54,7 @@ impl RejectReason {
         RejectReason::UnknownPose,
         RejectReason::Collision,
         RejectReason::Teleop,
+        RejectReason::Reconfiguration,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +69,7 @@ impl RejectReason {
             RejectReason::UnknownPose => "unknown_pose",
             RejectReason::Collision => "collision",
             RejectReason::Teleop => "teleop",
+            RejectReason::Reconfiguration => "reconfiguration",
         }
     }
 }
@@ -82,6 +87,7 @@ pub struct Rejections {
     pub unknown_pose: u64,
     pub collision: u64,
     pub teleop: u64,
+    pub reconfiguration: u64,
 }
 
 impl Rejections {
@@ -96,6 +102,7 @@ impl Rejections {
             + self.unknown_pose
             + self.collision
             + self.teleop
+            + self.reconfiguration
     }
 
     pub fn count(&mut self, r: RejectReason) {
@@ -110,6 +117,7 @@ impl Rejections {
             RejectReason::UnknownPose => self.unknown_pose += 1,
             RejectReason::Collision => self.collision += 1,
             RejectReason::Teleop => self.teleop += 1,
+            RejectReason::Reconfiguration => self.reconfiguration += 1,
         }
     }
 }

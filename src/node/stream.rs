@@ -15,6 +15,13 @@
 //! same speed, acceleration and position limits), so the arm moves on
 //! at the path's pace and arrives at the latest answer when the next is
 //! due. A pause in the stream ends it: the goal rests at the last answer.
+//!
+//! An answer that leaves the stream's joint path while its target keeps to
+//! the target path is a reconfiguration: the arm would swing to another
+//! branch, its tip sweeping off the path (benches/README.md, "Why no rule
+//! that solves target by target meets the goal on every path"). The
+//! stream names it ([`TargetStream::swing`]) so the node can hold the arm
+//! instead, as MoveIt Servo halts at a singularity or a joint limit.
 
 /// Answers further apart than this (s) are not a stream: the motion goes
 /// to each as to a single target.
@@ -23,6 +30,23 @@ pub const MAX_GAP: f64 = 0.25;
 /// come on the control ticks, so a 20 Hz stream on a 50 Hz loop arrives
 /// 40 and 60 ms apart by turns.
 const PERIOD_WEIGHT: f64 = 0.3;
+/// An answer that moves a joint more than this many times what its speed
+/// limit allows since the sample before is a swing, not a step of the
+/// path: a stream's answers keep within once that (else the stream ends),
+/// and a swing to another branch moves a joint by a radian or more.
+const SWING_FACTOR: f64 = 2.0;
+
+/// A streamed answer the arm could reach only by swinging to another
+/// configuration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Swing {
+    /// The joint (chain index) that moves the most for its speed limit,
+    /// how far (rad or m) and in how long (s: the time since the sample
+    /// before, at least the stream's period).
+    pub joint: usize,
+    pub change: f64,
+    pub within: f64,
+}
 
 /// Where a stream of answers is, if one is coming.
 #[derive(Debug, Clone, Default)]
@@ -37,6 +61,9 @@ pub struct TargetStream {
     period: Option<f64>,
     /// When the latest answer came.
     last: Option<f64>,
+    /// When the latest streamed sample came, followed or held
+    /// ([`TargetStream::held`]).
+    sampled: Option<f64>,
 }
 
 impl TargetStream {
@@ -49,6 +76,7 @@ impl TargetStream {
     pub fn answered(&mut self, now: f64, to: &[f64], arm: &[f64], speeds: &[f64]) {
         let gap = self.last.map(|t| now - t);
         self.last = Some(now);
+        self.sampled = Some(now);
         let from = match self.period {
             Some(_) => self.goal(now).unwrap_or_else(|| self.to.clone()),
             None => self.to.clone(),
@@ -76,6 +104,44 @@ impl TargetStream {
     pub fn end(&mut self) {
         self.period = None;
         self.last = None;
+        self.sampled = None;
+    }
+
+    /// When `to` (an answer at `now`) comes within [`MAX_GAP`] of the
+    /// sample before, the joint that `to` would move more than
+    /// `SWING_FACTOR` (2) times what its speed (`speeds`) allows in that
+    /// time (at least the stream's period) from the latest answer, if any
+    /// (the one moving most for its speed). Also while the arm trails the
+    /// answers and they are no stream to follow between (a swing is then
+    /// no less one). Whether the target itself jumped is the caller's to
+    /// tell: then it is a move, not a swing.
+    pub fn swing(&self, now: f64, to: &[f64], speeds: &[f64]) -> Option<Swing> {
+        let gap = now - self.sampled?;
+        if !(gap > 0.0 && gap <= MAX_GAP) || to.len() != self.to.len() {
+            return None;
+        }
+        let within = self.period.map_or(gap, |p| gap.max(p));
+        let (joint, change, ratio) = to
+            .iter()
+            .zip(&self.to)
+            .zip(speeds)
+            .map(|((b, a), v)| ((b - a).abs(), (b - a).abs() / (v * within)))
+            .enumerate()
+            .map(|(j, (change, ratio))| (j, change, ratio))
+            .max_by(|a, b| a.2.total_cmp(&b.2))?;
+        (ratio > SWING_FACTOR).then_some(Swing {
+            joint,
+            change,
+            within,
+        })
+    }
+
+    /// A sample at `now` whose answer was not followed ([`TargetStream::swing`]):
+    /// the stream goes on toward its latest answer, and the next sample is
+    /// measured from this one, so a steady stream stays one while the arm
+    /// holds and only a pause ends it.
+    pub fn held(&mut self, now: f64) {
+        self.sampled = Some(now);
     }
 
     /// Where the answers are heading, while a stream is on: the latest one
@@ -92,6 +158,12 @@ impl TargetStream {
                 .map(|(b, a)| b + (b - a))
                 .collect(),
         )
+    }
+
+    /// The latest answer, whether a stream is on or not (empty before
+    /// the first).
+    pub fn latest(&self) -> &[f64] {
+        &self.to
     }
 
     /// The latest answer, while a stream is on.
@@ -145,6 +217,44 @@ mod tests {
         assert!(
             (c[0] - 0.05).abs() < 1e-12 && (c[1] - 0.98).abs() < 1e-12,
             "{c:?}"
+        );
+    }
+
+    #[test]
+    fn an_answer_far_off_the_streams_joint_path_is_a_swing_until_a_pause() {
+        let mut s = TargetStream::default();
+        let speeds = [1.0, 2.0];
+        assert_eq!(s.swing(0.0, &[3.0, 0.0], &speeds), None, "no stream yet");
+        s.answered(0.0, &[0.0, 0.0], &[0.0, 0.0], &speeds);
+        s.answered(0.05, &[0.04, 0.05], &[0.0, 0.0], &speeds);
+        assert_eq!(
+            s.swing(0.1, &[0.08, 0.1], &speeds),
+            None,
+            "a step of the path"
+        );
+        assert_eq!(
+            s.swing(0.1, &[0.1, 0.1], &speeds),
+            None,
+            "within twice the speed"
+        );
+        let w = s.swing(0.1, &[0.04, 1.5], &speeds).expect("a swing");
+        assert_eq!(w.joint, 1, "the joint that moves most for its speed");
+        assert!((w.change - 1.45).abs() < 1e-12 && (w.within - 0.05).abs() < 1e-12);
+        s.held(0.1);
+        assert!(
+            s.swing(0.15, &[0.04, 1.5], &speeds).is_some(),
+            "held, the stream goes on: still a swing, not a slower step"
+        );
+        s.held(0.15);
+        assert_eq!(
+            s.goal(0.3),
+            Some(vec![0.04, 0.05]),
+            "the arm rests at the last answer"
+        );
+        assert_eq!(
+            s.swing(0.15 + MAX_GAP + 0.01, &[0.04, 1.5], &speeds),
+            None,
+            "after a pause it is a move"
         );
     }
 

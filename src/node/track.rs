@@ -42,6 +42,9 @@ pub struct TrackFigures {
     pub jumps: usize,
     /// The largest change of one joint commanded in one tick.
     pub largest_tick_step: f64,
+    /// Streamed targets refused because their answer would swing the arm
+    /// to another configuration (the arm held instead: `node::stream`).
+    pub halts: u64,
     /// With the collision check on, the core's counts since it started
     /// (the caller's fresh core for the path): targets refused because
     /// every answer found collides, motions stopped short of contact, and
@@ -90,6 +93,7 @@ impl TrackFigures {
             largest_step: all.iter().map(|f| f.largest_step).fold(0.0, f64::max),
             jumps: all.iter().map(|f| f.jumps).sum(),
             largest_tick_step: all.iter().map(|f| f.largest_tick_step).fold(0.0, f64::max),
+            halts: all.iter().map(|f| f.halts).sum(),
             refused: all.iter().map(|f| f.refused).sum(),
             stops: all.iter().map(|f| f.stops).sum(),
             min_clearance: closest.map_or(f64::INFINITY, |f| f.min_clearance),
@@ -222,6 +226,7 @@ pub fn replay_track_with<S: ServoOutput>(
         largest_step: 0.0,
         jumps: 0,
         largest_tick_step: 0.0,
+        halts: 0,
         refused: 0,
         stops: 0,
         min_clearance: f64::INFINITY,
@@ -335,6 +340,7 @@ pub fn replay_track_with<S: ServoOutput>(
     }
     let st = core.status();
     f.refused = st.targets.rejected.collision;
+    f.halts = st.targets.rejected.reconfiguration;
     if let Some(c) = &st.collision {
         f.stops = c.stops;
         f.min_clearance = c.min_clearance;
