@@ -2,13 +2,18 @@
 tip computed by the suite's own FK from /joint_states); a stale, future,
 wrong-frame, NaN or non-unit-quaternion one is refused with the reason in
 /diagnostics, and nothing moves."""
+import json
 import math
+import pathlib
+import time
 
 import numpy as np
 import pytest
 
 import fk
-from msgs import point_stamped, pose_of, pose_stamped, position_error, stamp_offset
+from msgs import joint_command, near, point_stamped, pose_of, pose_stamped, position_error, stamp_offset
+
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 
 # A pose the 5-joint arm can take exactly: the suite's FK of these joints.
 POSE_JOINTS = {"base_yaw": 0.4, "shoulder": 0.5, "elbow": 0.8, "wrist_pitch": 0.7, "wrist_roll": -0.3}
@@ -153,3 +158,42 @@ def test_tool_axis_names_the_axis_that_points_and_changes_live(start_arm):
     t = reached_pointing(arm, turned_over, goal, axis=0)
     z, other = t[:3, 2], turned_over[:3, 2]
     assert math.acos(max(-1.0, min(1.0, float(z @ other)))) > 1.0, "the tip's +z went where the pose's does"
+
+
+def _to_path(tip, path):
+    """The tip's distance (m) to the nearest of the path's targets."""
+    p = np.asarray(tip[:3, 3])
+    return min(float(np.linalg.norm(p - np.asarray(q))) for q in path)
+
+
+def test_a_stream_that_needs_a_swing_holds_the_arm_on_the_path_until_it_pauses(arm):
+    """The project arm's position track of seed 41, path 2 (tests/data,
+    made by make_targets): streamed at 20 Hz, the answers take the side of
+    the stretched arm that 9 s later runs into the shoulder's limit. The
+    node holds the arm rather than swing it across, which would take the
+    tip 70 mm off the path (docs/solvers.md, Redundant arms): the tip never
+    leaves the path, /diagnostics says why, and once the stream pauses
+    the next target moves the arm."""
+    track = json.loads((DATA / "arm_track_41_path2.json").read_text())
+    names, start, path = track["joint_names"], track["start"], track["positions"]
+    arm.publish("/ik_node/joint_command", joint_command(names, start))
+    arm.wait_joints(lambda j: near(j, dict(zip(names, start))), "the arm at the path's start")
+    first = len(arm.joints)
+    period = 1.0 / track["rate_hz"]
+    t0 = time.monotonic()
+    for k, p in enumerate(path):
+        delay = t0 + k * period - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        arm.publish("/target_point", point_stamped(p))
+    v = arm.wait_diag(lambda v: int(v["targets.rejected.reconfiguration"]) >= 1,
+                      "a streamed target refused as a reconfiguration")
+    why = v["last_rejection"]
+    assert why.startswith("reconfiguration: ") and "pause the stream" in why, v
+    off = max(_to_path(arm.tip(m), path) for m in arm.joints.since(first))
+    assert off < 0.02, "the tip went %.1f mm off the path" % (off * 1e3)
+    # The stream has paused (its last target came more than 0.25 s ago):
+    # a target now moves the arm, wherever its answer is.
+    goal = path[-1]
+    arm.publish("/target_point", point_stamped(goal))
+    arm.wait_tip(lambda t: position_error(t, goal) < 1e-3, "the tip at the target after the pause")
