@@ -13,7 +13,9 @@ mod common;
 use arm_ik::bench::TargetSet;
 use arm_ik::model::Chain;
 use arm_ik::node::track::{path_samples, sample_message};
-use arm_ik::node::{NodeConfig, NodeCore, NodeSettings, RejectReason, SolveOutcome};
+use arm_ik::node::{
+    Command, JointCommandMsg, NodeConfig, NodeCore, NodeSettings, RejectReason, SolveOutcome,
+};
 
 const RATE_HZ: f64 = 20.0;
 
@@ -25,10 +27,11 @@ fn arm_track() -> (Chain, TargetSet) {
     (chain, set)
 }
 
-#[test]
-fn a_stream_that_needs_a_swing_holds_the_arm_until_it_pauses() {
+/// The node core at the start of path 2, streamed the path at 20 Hz on
+/// its ticks until it holds: the core, the set, the node time, the next
+/// sample and why it held.
+fn streamed_until_held() -> (NodeCore, TargetSet, f64, usize, String) {
     let (chain, set) = arm_track();
-    let samples = path_samples(&set, 2);
     let settings = NodeSettings::default();
     let (solver, common) = settings.solver_config(&chain).unwrap();
     let config = NodeConfig {
@@ -37,9 +40,7 @@ fn a_stream_that_needs_a_swing_holds_the_arm_until_it_pauses() {
     };
     let mut core = NodeCore::with_virtual_servos(&chain, solver, common, config).unwrap();
     let dt = 1.0 / core.config().rate_hz;
-    let dof = chain.dof();
-
-    // Streamed at 20 Hz on the node's ticks until the node holds.
+    let samples = path_samples(&set, 2);
     let (mut now, mut next) = (0.0, 0);
     let mut held = None;
     while next < samples.len() && held.is_none() {
@@ -53,6 +54,15 @@ fn a_stream_that_needs_a_swing_holds_the_arm_until_it_pauses() {
         now += dt;
     }
     let why = held.expect("the stream needs a swing and the node holds");
+    (core, set, now, next, why)
+}
+
+#[test]
+fn a_stream_that_needs_a_swing_holds_the_arm_until_it_pauses() {
+    let (mut core, set, mut now, mut next, why) = streamed_until_held();
+    let samples = path_samples(&set, 2);
+    let dt = 1.0 / core.config().rate_hz;
+    let dof = core.layout().dof();
     assert!(
         why.contains("off the path to another configuration") && why.contains("pause the stream"),
         "{why}"
@@ -109,4 +119,26 @@ fn a_stream_that_needs_a_swing_holds_the_arm_until_it_pauses() {
         "the tip is {off} m from the target after the pause"
     );
     assert!(!core.status().holding);
+}
+
+/// A joint command (or any input that moves the arm off the stream's
+/// answers) right after a hold: the next streamed target is solved from
+/// where the arm is going, not held against the stream's old answer.
+#[test]
+fn after_a_joint_command_the_next_target_is_no_swing() {
+    let (mut core, set, now, next, _) = streamed_until_held();
+    let names = core.layout().names()[..core.layout().dof()].to_vec();
+    let start = set.paths[2].start.clone();
+    let cmd = Command::JointCommand(JointCommandMsg {
+        name: names,
+        position: start,
+    });
+    core.command(&cmd, now).unwrap();
+    core.tick(now);
+    let samples = path_samples(&set, 2);
+    let t = now + 0.02;
+    core.on_target(&sample_message(&set, &samples[next]), t);
+    let out = core.tick(t).solve;
+    assert!(matches!(out, Some(SolveOutcome::Reached { .. })), "{out:?}");
+    assert_eq!(core.status().targets.rejected.reconfiguration, 1);
 }

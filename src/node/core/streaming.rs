@@ -51,6 +51,11 @@ impl<S: ServoOutput> NodeCore<S> {
         now: f64,
     ) -> Option<SolveOutcome> {
         let before = before?;
+        // Something else (a joint command, a pose) has set the goal since
+        // the stream's latest answer: the arm is not on the stream's path.
+        if self.goal[..self.layout.dof()] != *self.stream.latest() {
+            return None;
+        }
         let moved = (target.position - before.position).norm();
         if moved > LINE_SPAN || before.orientation.turn_to(&target.orientation) > LINE_SPAN_TURN {
             return None;
